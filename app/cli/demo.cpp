@@ -1,0 +1,4 @@
+#include "commands.h"
+namespace reprint::cli {
+int demoCommand(const QStringList &) { return ExitUsage; }
+}

@@ -1,0 +1,11 @@
+# reprint_target(<target>): the house compile settings for Reprint's own code.
+# Warnings are errors (REPRINT_WERROR); third-party headers come in as SYSTEM so that
+# their warnings are not ours.
+function(reprint_target target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  if(REPRINT_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  target_compile_definitions(${target} PRIVATE QT_NO_KEYWORDS
+                             BOOST_ASIO_NO_DEPRECATED)
+endfunction()

@@ -1,0 +1,39 @@
+#pragma once
+// SQL text handling for transforms and checks. Values never enter SQL text: they are
+// parameters. Identifiers always go through quoteIdentifier().
+
+#include "warehouse/error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace reprint::backfill {
+
+// A statement with :name placeholders rewritten to $1..$n.
+struct BoundSql {
+    std::string sql;                 // with $n placeholders
+    std::vector<std::string> names;  // names[i] is bound as $(i+1)
+};
+
+// Rewrites :name to $n (the same name gets the same number; numbering starts after
+// `firstParam - 1`, so a statement can already use $1..$k). Skips string literals
+// ('...', E'...' with backslash escapes), quoted identifiers ("..."), -- and /* */
+// comments (nested), dollar-quoted bodies ($tag$...$tag$) and :: casts. Only names in
+// `allowed` are placeholders; any other :name is an error (kind Spec) naming it and its
+// 1-based line:column in the text.
+warehouse::Result<BoundSql> bindNamedParameters(const std::string &sql, const std::vector<std::string> &allowed,
+                                                int firstParam = 1);
+
+// Replaces {{ name }} (spaces optional) with the given SQL text (an already quoted
+// relation). An unknown name is an error (kind Spec) naming it and its line:column.
+warehouse::Result<std::string> resolveModelReferences(const std::string &sql,
+                                                      const std::map<std::string, std::string> &relations);
+
+// "name" with embedded double quotes doubled: the same result as PQescapeIdentifier for
+// valid UTF-8. Always quotes, so case and odd characters survive and nothing executes.
+std::string quoteIdentifier(const std::string &name);
+// schema.table, both quoted.
+std::string quoteRelation(const std::string &schema, const std::string &table);
+
+} // namespace reprint::backfill

@@ -1,0 +1,60 @@
+#include "error.h"
+
+namespace reprint::warehouse {
+
+const char *toString(ErrorKind kind)
+{
+    switch (kind) {
+    case ErrorKind::Connection: return "connection";
+    case ErrorKind::Cancelled: return "cancelled";
+    case ErrorKind::Syntax: return "syntax";
+    case ErrorKind::Permission: return "permission";
+    case ErrorKind::Conflict: return "conflict";
+    case ErrorKind::Data: return "data";
+    case ErrorKind::Usage: return "usage";
+    case ErrorKind::Spec: return "spec";
+    case ErrorKind::Internal: return "internal";
+    }
+    return "internal";
+}
+
+ErrorKind Error::classify(const std::string &s)
+{
+    if (s.size() != 5)
+        return ErrorKind::Internal;
+    const std::string cls = s.substr(0, 2);
+    if (s == "57014")
+        return ErrorKind::Cancelled;
+    if (s == "42501" || cls == "28")
+        return ErrorKind::Permission;
+    if (s == "55P03" || s == "40001" || s == "40P01" || cls == "40")
+        return ErrorKind::Conflict;
+    if (cls == "08" || s == "57P01" || s == "57P02" || s == "57P03")
+        return ErrorKind::Connection;
+    if (cls == "42" || s == "0A000")
+        return ErrorKind::Syntax;
+    if (cls == "22" || cls == "23")
+        return ErrorKind::Data;
+    return ErrorKind::Internal;
+}
+
+Error Error::make(ErrorKind kind, std::string message, std::string hint)
+{
+    Error e;
+    e.kind = kind;
+    e.message = std::move(message);
+    e.hint = std::move(hint);
+    return e;
+}
+
+std::string Error::toSentence() const
+{
+    std::string s = message;
+    if (!detail.empty())
+        s += " (" + detail + ")";
+    if (!hint.empty())
+        s += ". " + hint;
+    return s;
+}
+
+} // namespace reprint::warehouse

@@ -1,0 +1,68 @@
+#pragma once
+// Errors as values. Nothing below the Qt layer throws across an Asio handler or a thread:
+// every fallible operation returns Result<T>, which holds either a value or an Error.
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace reprint::warehouse {
+
+// What kind of failure it was, in the terms a caller acts on. Classified from the
+// SQLSTATE where the server sent one (the class tells most: 08 connection, 42 syntax or
+// access, 40 and 55P03 conflict, 22/23 data), else from where it happened.
+enum class ErrorKind {
+    Connection,  // could not connect, or the connection was lost (class 08, 57P0x)
+    Cancelled,   // the query was cancelled (57014) or the caller gave up
+    Syntax,      // bad SQL or a bad spec: 42xxx except 42501, 0A000
+    Permission,  // insufficient privilege (42501) or authentication refused (28xxx)
+    Conflict,    // serialization failure, deadlock (40xxx), lock not available (55P03)
+    Data,        // bad values or constraint violations (22xxx, 23xxx)
+    Usage,       // the caller asked for something impossible: bad flag, unknown model
+    Spec,        // the spec file (or a file it names) is wrong: names file:line:col
+    Internal,    // anything else the server or libpq reported
+};
+
+const char *toString(ErrorKind kind);
+
+struct Error {
+    ErrorKind kind = ErrorKind::Internal;
+    std::string sqlstate;  // five characters, or empty when the server sent none
+    std::string message;   // primary message: one line, no trailing newline
+    std::string detail;
+    std::string hint;
+    int position = 0;      // 1-based character position in the statement, 0 if none
+
+    // "message (detail) hint" as one readable sentence, for logs and the CLI.
+    std::string toSentence() const;
+
+    static Error make(ErrorKind kind, std::string message, std::string hint = {});
+    static ErrorKind classify(const std::string &sqlstate);
+};
+
+template <typename T>
+class [[nodiscard]] Result {
+public:
+    Result(T value) : m_v(std::in_place_index<0>, std::move(value)) {}
+    Result(Error error) : m_v(std::in_place_index<1>, std::move(error)) {}
+
+    bool ok() const { return m_v.index() == 0; }
+    explicit operator bool() const { return ok(); }
+    T &value() { return std::get<0>(m_v); }
+    const T &value() const { return std::get<0>(m_v); }
+    T *operator->() { return &value(); }
+    const T *operator->() const { return &value(); }
+    T &operator*() { return value(); }
+    const T &operator*() const { return value(); }
+    const Error &error() const { return std::get<1>(m_v); }
+
+private:
+    std::variant<T, Error> m_v;
+};
+
+struct Done {};  // the value of an operation that returns nothing but may fail
+using Status = Result<Done>;
+inline Status ok() { return Done{}; }
+
+} // namespace reprint::warehouse

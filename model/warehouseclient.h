@@ -1,0 +1,2 @@
+#pragma once
+// (being written: the Qt adapter over the async warehouse layer)
