@@ -1,1 +1,560 @@
 #include "mainwindow.h"
+
+#include "warehouseclient.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListView>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QStyledItemDelegate>
+#include <QTabWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace reprint::views {
+
+namespace {
+
+using model::SpecModelsModel;
+
+constexpr int kMaxRecentSpecs = 8;
+const QString kRecentKey = QStringLiteral("recentSpecs");
+const QString kLastSpecKey = QStringLiteral("lastSpec");
+const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
+const QString kStateKey = QStringLiteral("mainWindow/state");
+
+QColor blend(const QColor &a, const QColor &b, qreal t)
+{
+    return QColor::fromRgbF(a.redF() * (1 - t) + b.redF() * t, a.greenF() * (1 - t) + b.greenF() * t,
+                            a.blueF() * (1 - t) + b.blueF() * t);
+}
+
+// A sidebar row: the model's name in bold with its checks count on the right, and
+// "grain · target" under it in a quieter colour.
+class ModelItemDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        opt.text.clear();
+        const QWidget *widget = option.widget;
+        QStyle *style = widget ? widget->style() : QApplication::style();
+        style->drawPrimitive(QStyle::PE_PanelItemViewItem, &opt, painter, widget);
+
+        const bool selected = opt.state & QStyle::State_Selected;
+        const QPalette::ColorGroup group = (opt.state & QStyle::State_Active) ? QPalette::Active : QPalette::Inactive;
+        const QColor text = opt.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text);
+        const QColor quiet = blend(text, opt.palette.color(group, selected ? QPalette::Highlight : QPalette::Base), 0.4);
+
+        const QRect r = opt.rect.adjusted(kPadX, kPadY, -kPadX, -kPadY);
+        QFont nameFont = opt.font;
+        nameFont.setBold(true);
+        const QFontMetrics nameMetrics(nameFont);
+        const QFontMetrics metrics(opt.font);
+
+        const int checks = index.data(SpecModelsModel::ChecksCountRole).toInt();
+        const QString checksText = checks == 1 ? QObject::tr("1 check") : QObject::tr("%1 checks").arg(checks);
+        const int checksWidth = metrics.horizontalAdvance(checksText);
+
+        painter->save();
+        painter->setFont(nameFont);
+        painter->setPen(text);
+        const QRect nameRect(r.left(), r.top(), r.width() - checksWidth - kPadX, nameMetrics.height());
+        painter->drawText(nameRect, Qt::AlignLeft | Qt::AlignVCenter,
+                          nameMetrics.elidedText(index.data(SpecModelsModel::NameRole).toString(), Qt::ElideRight,
+                                                 nameRect.width()));
+        painter->setFont(opt.font);
+        painter->setPen(quiet);
+        painter->drawText(QRect(r.right() - checksWidth, r.top(), checksWidth + 1, nameMetrics.height()),
+                          Qt::AlignRight | Qt::AlignVCenter, checksText);
+        const QString second = index.data(SpecModelsModel::GrainRole).toString() + QStringLiteral("  ·  ")
+            + index.data(SpecModelsModel::TargetRole).toString();
+        const QRect secondRect(r.left(), r.top() + nameMetrics.height() + kLineGap, r.width(), metrics.height());
+        painter->drawText(secondRect, Qt::AlignLeft | Qt::AlignVCenter,
+                          metrics.elidedText(second, Qt::ElideMiddle, secondRect.width()));
+        painter->restore();
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &) const override
+    {
+        QFont nameFont = option.font;
+        nameFont.setBold(true);
+        const int height = QFontMetrics(nameFont).height() + kLineGap + option.fontMetrics.height() + 2 * kPadY;
+        return {200, height};
+    }
+
+private:
+    static constexpr int kPadX = 10;
+    static constexpr int kPadY = 7;
+    static constexpr int kLineGap = 3;
+};
+
+// A label that elides its text to its width instead of widening the window; text()
+// stays the whole text, and the tooltip shows it.
+class ElidingLabel : public QLabel {
+public:
+    using QLabel::QLabel;
+
+    QSize minimumSizeHint() const override { return {fontMetrics().averageCharWidth() * 12, QLabel::minimumSizeHint().height()}; }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter painter(this);
+        const QRect r = contentsRect();
+        painter.setPen(palette().color(foregroundRole()));
+        painter.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, fontMetrics().elidedText(text(), Qt::ElideRight, r.width()));
+    }
+};
+
+QWidget *placeholderPage(const QString &title, const QString &text)
+{
+    auto *page = new QWidget;
+    auto *layout = new QVBoxLayout(page);
+    layout->addStretch(2);
+    auto *heading = new QLabel(title);
+    QFont headingFont = heading->font();
+    headingFont.setPointSizeF(headingFont.pointSizeF() * 1.3);
+    headingFont.setBold(true);
+    heading->setFont(headingFont);
+    heading->setAlignment(Qt::AlignHCenter);
+    auto *body = new QLabel(text);
+    body->setWordWrap(true);
+    body->setAlignment(Qt::AlignHCenter);
+    body->setMaximumWidth(560);
+    body->setForegroundRole(QPalette::PlaceholderText);
+    layout->addWidget(heading, 0, Qt::AlignHCenter);
+    layout->addSpacing(8);
+    layout->addWidget(body, 0, Qt::AlignHCenter);
+    layout->addStretch(3);
+    return page;
+}
+
+QLabel *valueLabel()
+{
+    auto *label = new QLabel;
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setWordWrap(true);
+    return label;
+}
+
+QString joined(const QStringList &items, const QString &none)
+{
+    return items.isEmpty() ? none : items.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_specModels(new model::SpecModelsModel(this))
+    , m_client(new model::WarehouseClient(this))
+{
+    setWindowTitle(tr("Reprint"));
+    buildMenus();
+    buildCentre();
+    buildStatusBar();
+
+    connect(m_client, &model::WarehouseClient::opened, this, [this](quint64 token, const QString &description) {
+        if (token != m_openToken)
+            return;
+        setConnectionState(ConnectionState::Connected, tr("Connected as %1").arg(description));
+    });
+    connect(m_client, &model::WarehouseClient::failed, this,
+            [this](quint64 token, const model::DatabaseError &error) {
+                if (token != m_openToken)
+                    return;
+                setConnectionState(ConnectionState::Failed, tr("Connection failed: %1").arg(error.sentence()));
+                showConnectionFailure(error);
+            });
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()))
+        resize(1280, 800);
+    restoreState(settings.value(kStateKey).toByteArray());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *open = file->addAction(tr("&Open Spec…"), this, &MainWindow::chooseSpec);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Recent &Specs"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
+}
+
+void MainWindow::buildCentre()
+{
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->setObjectName(QStringLiteral("mainSplitter"));
+    splitter->setChildrenCollapsible(false);
+
+    auto *sidebar = new QWidget(splitter);
+    auto *sidebarLayout = new QVBoxLayout(sidebar);
+    sidebarLayout->setContentsMargins(0, 0, 0, 0);
+    sidebarLayout->setSpacing(0);
+    auto *sidebarTitle = new QLabel(tr("Models"), sidebar);
+    QFont titleFont = sidebarTitle->font();
+    titleFont.setBold(true);
+    sidebarTitle->setFont(titleFont);
+    sidebarTitle->setContentsMargins(10, 8, 10, 6);
+    m_modelList = new QListView(sidebar);
+    m_modelList->setObjectName(QStringLiteral("modelList"));
+    m_modelList->setModel(m_specModels);
+    m_modelList->setItemDelegate(new ModelItemDelegate(m_modelList));
+    m_modelList->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_modelList->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_modelList->setUniformItemSizes(true);
+    m_modelList->setFrameShape(QFrame::NoFrame);
+    sidebarLayout->addWidget(sidebarTitle);
+    sidebarLayout->addWidget(m_modelList, 1);
+    sidebar->setMinimumWidth(220);
+
+    m_tabs = new QTabWidget(splitter);
+    m_tabs->setObjectName(QStringLiteral("modelTabs"));
+    m_tabs->setDocumentMode(true);
+
+    m_modelStack = new QStackedWidget;
+    auto *empty = placeholderPage(tr("No spec open"),
+                                  tr("Open a spec file (File › Open Spec…) to list its models. A spec names each "
+                                     "model's target table, partitioning, measures and checks."));
+    empty->setObjectName(QStringLiteral("emptyPage"));
+    m_modelStack->addWidget(empty);
+
+    auto *details = new QWidget;
+    auto *detailsLayout = new QVBoxLayout(details);
+    detailsLayout->setContentsMargins(24, 20, 24, 20);
+    detailsLayout->setSpacing(6);
+    m_modelTitle = new QLabel(details);
+    m_modelTitle->setObjectName(QStringLiteral("modelTitle"));
+    m_modelTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont bigFont = m_modelTitle->font();
+    bigFont.setPointSizeF(bigFont.pointSizeF() * 1.5);
+    bigFont.setBold(true);
+    m_modelTitle->setFont(bigFont);
+    m_modelSubtitle = new QLabel(details);
+    m_modelSubtitle->setForegroundRole(QPalette::PlaceholderText);
+    detailsLayout->addWidget(m_modelTitle);
+    detailsLayout->addWidget(m_modelSubtitle);
+    detailsLayout->addSpacing(12);
+
+    m_modelForm = new QFormLayout;
+    m_modelForm->setLabelAlignment(Qt::AlignLeft);
+    m_modelForm->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+    m_modelForm->setHorizontalSpacing(24);
+    m_modelForm->setVerticalSpacing(8);
+    const QList<std::pair<QString, QString>> rows = {
+        {QStringLiteral("target"), tr("Target")},         {QStringLiteral("partition"), tr("Partitioned by")},
+        {QStringLiteral("timezone"), tr("Timezone")},     {QStringLiteral("key"), tr("Key")},
+        {QStringLiteral("measures"), tr("Measures")},     {QStringLiteral("dependsOn"), tr("Depends on")},
+        {QStringLiteral("transform"), tr("Transform")},
+    };
+    for (const auto &[name, label] : rows) {
+        QLabel *value = valueLabel();
+        value->setObjectName(name + QStringLiteral("Value"));
+        m_modelForm->addRow(label, value);
+    }
+    detailsLayout->addLayout(m_modelForm);
+    detailsLayout->addSpacing(16);
+
+    auto *checksTitle = new QLabel(tr("Checks"), details);
+    checksTitle->setFont(titleFont);
+    detailsLayout->addWidget(checksTitle);
+    m_checks = new QTreeWidget(details);
+    m_checks->setObjectName(QStringLiteral("checks"));
+    m_checks->setRootIsDecorated(false);
+    m_checks->setSelectionMode(QAbstractItemView::NoSelection);
+    m_checks->setFocusPolicy(Qt::NoFocus);
+    m_checks->setHeaderLabels({tr("Check"), tr("Measure"), tr("Tolerance"), tr("Source query")});
+    m_checks->header()->setStretchLastSection(true);
+    m_checks->header()->setSectionResizeMode(QHeaderView::Interactive);
+    detailsLayout->addWidget(m_checks, 1);
+
+    m_modelStack->addWidget(details);
+    m_tabs->addTab(m_modelStack, tr("Model"));
+    m_tabs->addTab(placeholderPage(tr("Partition calendar"),
+                                   tr("Every partition of the model by its grain, with its row count, load time "
+                                      "and check results, coloured by health. Select a range of partitions here "
+                                      "to scope a backfill window; the boundary partitions are marked.")),
+                   tr("Calendar"));
+    m_tabs->addTab(placeholderPage(tr("Run a backfill"),
+                                   tr("Stage the chosen window with the model's own transform, partition by "
+                                      "partition, with progress, the claim on the window, and cancel. Nothing "
+                                      "is published from here.")),
+                   tr("Run"));
+    m_tabs->addTab(placeholderPage(tr("Review and publish"),
+                                   tr("Old and new totals per partition and measure, checked against the "
+                                      "source, with a row-level diff of the first and last partitions. Approve "
+                                      "with a note to publish every partition in one transaction.")),
+                   tr("Review"));
+
+    splitter->addWidget(sidebar);
+    splitter->addWidget(m_tabs);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({280, 1000});
+    setCentralWidget(splitter);
+
+    connect(m_modelList->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex &current) { showModel(current); });
+    connect(m_specModels, &QAbstractItemModel::modelReset, this, [this] {
+        if (m_specModels->rowCount() > 0)
+            m_modelList->setCurrentIndex(m_specModels->index(0));
+        else
+            showModel({});
+    });
+}
+
+void MainWindow::buildStatusBar()
+{
+    m_busyBar = new QProgressBar(this);
+    m_busyBar->setRange(0, 0);
+    m_busyBar->setMaximumWidth(140);
+    m_busyBar->setMaximumHeight(14);
+    m_busyBar->setTextVisible(false);
+    m_busyBar->hide();
+    m_busyText = new ElidingLabel(this);
+    m_busyText->setObjectName(QStringLiteral("busyText"));
+    m_busyText->hide();
+    statusBar()->addWidget(m_busyBar);
+    statusBar()->addWidget(m_busyText, 1);
+
+    m_connectionDot = new QLabel(this);
+    m_connectionDot->setObjectName(QStringLiteral("connectionDot"));
+    m_connectionText = new ElidingLabel(this);
+    m_connectionText->setObjectName(QStringLiteral("connectionStatus"));
+    m_connectionText->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    auto *connection = new QWidget(this);
+    auto *layout = new QHBoxLayout(connection);
+    layout->setContentsMargins(6, 0, 6, 0);
+    layout->setSpacing(6);
+    layout->addWidget(m_connectionDot);
+    layout->addWidget(m_connectionText, 1);
+    connection->setMaximumWidth(760);
+    statusBar()->addPermanentWidget(connection, 2);
+    setConnectionState(ConnectionState::Disconnected, tr("Not connected"));
+}
+
+bool MainWindow::openSpec(const QString &path, const QString &conninfo, QString *error)
+{
+    QString why;
+    if (!m_specModels->load(path, &why)) {
+        if (error)
+            *error = why;
+        return false;
+    }
+    clearBusy();
+    m_specPath = m_specModels->specPath().isEmpty() ? QFileInfo(path).absoluteFilePath() : m_specModels->specPath();
+    m_conninfo = conninfo.isEmpty() ? m_specModels->warehouse() : conninfo;
+    setWindowTitle(tr("Reprint — %1").arg(QFileInfo(m_specPath).fileName()));
+    rememberSpec(m_specPath);
+    Q_EMIT specLoaded(m_specPath);
+    connectWarehouse();
+    return true;
+}
+
+QString MainWindow::lastSpec()
+{
+    return QSettings().value(kLastSpecKey).toString();
+}
+
+void MainWindow::showBusy(const QString &message)
+{
+    m_busyText->setText(message);
+    m_busyText->setToolTip(message);
+    m_busyText->show();
+    m_busyBar->show();
+}
+
+void MainWindow::clearBusy()
+{
+    m_busyText->clear();
+    m_busyText->hide();
+    m_busyBar->hide();
+}
+
+void MainWindow::connectWarehouse()
+{
+    if (m_failureBox)
+        m_failureBox->close();
+    const QString shown = model::WarehouseClient::displayConninfo(m_conninfo);
+    setConnectionState(ConnectionState::Connecting, shown.isEmpty()
+                                                        ? tr("Connecting with the PG* environment…")
+                                                        : tr("Connecting to %1…").arg(shown));
+    m_openToken = m_client->open(m_conninfo);
+}
+
+void MainWindow::setConnectionState(ConnectionState state, const QString &text)
+{
+    QColor colour;
+    switch (state) {
+    case ConnectionState::Disconnected: colour = palette().color(QPalette::PlaceholderText); break;
+    case ConnectionState::Connecting: colour = QColor(0xd9, 0x9a, 0x1e); break;
+    case ConnectionState::Connected: colour = QColor(0x3f, 0xa8, 0x5b); break;
+    case ConnectionState::Failed: colour = QColor(0xd6, 0x45, 0x45); break;
+    }
+    m_connectionDot->setText(QStringLiteral("<span style=\"color:%1\">●</span>").arg(colour.name()));
+    m_connectionText->setText(text);
+    m_connectionText->setToolTip(text);
+    const bool changed = state != m_specModels->connectionState();
+    m_specModels->setConnectionState(state);
+    if (changed)
+        Q_EMIT connectionStateChanged(state);
+}
+
+void MainWindow::showConnectionFailure(const model::DatabaseError &error)
+{
+    if (m_failureBox)
+        m_failureBox->close();
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Cannot connect to the warehouse"),
+                                tr("Reprint could not connect to the warehouse for %1.")
+                                    .arg(QFileInfo(m_specPath).fileName()),
+                                QMessageBox::Retry | QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("connectionFailure"));
+    QString text = error.sentence();
+    if (error.hint.isEmpty())
+        text += QLatin1Char(' ')
+            + tr("Check the connection string given with --db or in the spec's warehouse: setting, or the "
+                 "PG* environment variables.");
+    text += QStringLiteral("\n\n")
+        + tr("The models are shown from the spec; the calendar, run and review pages need the connection.");
+    box->setInformativeText(text);
+    if (!error.sqlstate.isEmpty())
+        box->setDetailedText(tr("Kind: %1\nSQLSTATE: %2").arg(error.kind, error.sqlstate));
+    box->setDefaultButton(QMessageBox::Retry);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this](int result) {
+        if (result == QMessageBox::Retry)
+            connectWarehouse();
+    });
+    m_failureBox = box;
+    box->open();
+}
+
+void MainWindow::showModel(const QModelIndex &index)
+{
+    if (!index.isValid()) {
+        m_modelStack->setCurrentIndex(0);
+        return;
+    }
+    m_modelStack->setCurrentIndex(1);
+    auto value = [this](const char *name) { return m_modelStack->findChild<QLabel *>(QLatin1String(name) + QStringLiteral("Value")); };
+    const QString target = index.data(SpecModelsModel::TargetRole).toString();
+    const QString grain = index.data(SpecModelsModel::GrainRole).toString();
+    const QString timezone = index.data(SpecModelsModel::TimezoneRole).toString();
+    m_modelTitle->setText(index.data(SpecModelsModel::NameRole).toString());
+    m_modelSubtitle->setText(tr("%1, one partition per %2 (%3)").arg(target, grain, timezone));
+    value("target")->setText(target);
+    value("partition")->setText(tr("%1, by %2").arg(index.data(SpecModelsModel::PartitionColumnRole).toString(), grain));
+    value("timezone")->setText(timezone);
+    value("key")->setText(joined(index.data(SpecModelsModel::KeyRole).toStringList(), tr("(none)")));
+    QStringList measures{tr("rows (always)")};
+    measures += index.data(SpecModelsModel::MeasuresRole).toStringList();
+    value("measures")->setText(measures.join(QStringLiteral(", ")));
+    value("dependsOn")->setText(joined(index.data(SpecModelsModel::DependsOnRole).toStringList(), tr("(nothing)")));
+    const QString transform = index.data(SpecModelsModel::TransformFileRole).toString();
+    value("transform")->setText(QFileInfo(transform).fileName());
+    value("transform")->setToolTip(transform);
+
+    m_checks->clear();
+    const QVariantList checks = index.data(SpecModelsModel::ChecksRole).toList();
+    for (const QVariant &v : checks) {
+        const QVariantMap c = v.toMap();
+        const double tolerance = c.value(QStringLiteral("tolerance")).toDouble();
+        const QString source = c.value(QStringLiteral("source")).toString();
+        auto *item = new QTreeWidgetItem(m_checks, {c.value(QStringLiteral("name")).toString(),
+                                                    c.value(QStringLiteral("measure")).toString(),
+                                                    tolerance == 0 ? tr("exact")
+                                                                   : tr("%1 %").arg(tolerance * 100, 0, 'g', 3),
+                                                    QFileInfo(source).fileName()});
+        item->setToolTip(3, source);
+    }
+    if (checks.isEmpty())
+        new QTreeWidgetItem(m_checks, {tr("No checks: validation compares old and new totals only.")});
+    for (int c = 0; c < m_checks->columnCount() - 1; ++c)
+        m_checks->resizeColumnToContents(c);
+}
+
+void MainWindow::chooseSpec()
+{
+    const QString start = m_specPath.isEmpty() ? QString() : QFileInfo(m_specPath).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Spec"), start,
+                                                      tr("Reprint specs (*.yaml *.yml);;All files (*)"));
+    if (!path.isEmpty())
+        openRecent(path);
+}
+
+void MainWindow::openRecent(const QString &path)
+{
+    QString error;
+    if (openSpec(path, {}, &error))
+        return;
+    QMessageBox::warning(this, tr("Cannot open the spec"),
+                         tr("%1\n\nFix the spec file and open it again.").arg(error));
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    int n = 0;
+    for (const QString &path : recent) {
+        ++n;
+        QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(n).arg(QFileInfo(path).fileName()),
+                                             this, [this, path] { openRecent(path); });
+        a->setToolTip(path);
+        a->setStatusTip(path);
+    }
+    if (recent.isEmpty()) {
+        m_recentMenu->addAction(tr("No recent specs"))->setEnabled(false);
+        return;
+    }
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("Clear Recent Specs"), this, [] { QSettings().remove(kRecentKey); });
+}
+
+void MainWindow::rememberSpec(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecentSpecs)
+        recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    settings.setValue(kLastSpecKey, path);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState());
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace reprint::views

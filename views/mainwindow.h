@@ -1,2 +1,105 @@
 #pragma once
-// (being written)
+// The review window: the spec's models in a sidebar, the selected model's page in the
+// centre (its definition, then the calendar, run and review pages), and the warehouse
+// connection's state in the status bar.
+//
+// Thread affinity: GUI thread. The window never waits on the database: it owns a
+// WarehouseClient whose answers arrive as queued signals.
+//
+// Secrets: the conninfo given to openSpec() may hold a password. It is passed to the
+// WarehouseClient and nowhere else: titles, the status bar and dialogs show only the
+// client's description ("user@database via host") or a redacted conninfo.
+
+#include "specmodelsmodel.h"
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QString>
+
+class QLabel;
+class QListView;
+class QMenu;
+class QMessageBox;
+class QProgressBar;
+class QStackedWidget;
+class QTabWidget;
+class QTreeWidget;
+class QFormLayout;
+
+namespace reprint::model {
+class WarehouseClient;
+struct DatabaseError;
+}
+
+namespace reprint::views {
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    using ConnectionState = model::SpecModelsModel::ConnectionState;
+
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads the spec at `path`, shows its models and connects to `conninfo` (else the
+    // spec's warehouse:, else libpq's PG* environment). Returns false, with the loader's
+    // "file:line:col: message" in *error, when the spec cannot be loaded; the window then
+    // keeps what it showed and shows no dialog (the caller decides how to report it).
+    bool openSpec(const QString &path, const QString &conninfo = {}, QString *error = nullptr);
+
+    // The spec opened last (QSettings), or empty.
+    static QString lastSpec();
+
+    // A busy indicator with `message` in the status bar (e.g. while the demo starts),
+    // until clearBusy() or the next openSpec().
+    void showBusy(const QString &message);
+    void clearBusy();
+
+    model::SpecModelsModel *specModels() const { return m_specModels; }
+    ConnectionState connectionState() const { return m_specModels->connectionState(); }
+    QString specPath() const { return m_specPath; }
+
+Q_SIGNALS:
+    void specLoaded(const QString &path);
+    // Connecting, then Connected or Failed once the warehouse answered.
+    void connectionStateChanged(reprint::model::SpecModelsModel::ConnectionState state);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildMenus();
+    void buildCentre();
+    void buildStatusBar();
+    void chooseSpec();
+    void openRecent(const QString &path);
+    void rebuildRecentMenu();
+    void rememberSpec(const QString &path);
+    void connectWarehouse();
+    void setConnectionState(ConnectionState state, const QString &text);
+    void showConnectionFailure(const model::DatabaseError &error);
+    void showModel(const QModelIndex &index);
+
+    model::SpecModelsModel *m_specModels = nullptr;
+    model::WarehouseClient *m_client = nullptr;
+    QString m_specPath;
+    QString m_conninfo;  // as given; may hold a password: never displayed
+    quint64 m_openToken = 0;
+
+    QListView *m_modelList = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    QStackedWidget *m_modelStack = nullptr;
+    QLabel *m_modelTitle = nullptr;
+    QLabel *m_modelSubtitle = nullptr;
+    QFormLayout *m_modelForm = nullptr;
+    QTreeWidget *m_checks = nullptr;
+    QLabel *m_connectionDot = nullptr;
+    QLabel *m_connectionText = nullptr;
+    QLabel *m_busyText = nullptr;
+    QProgressBar *m_busyBar = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QPointer<QMessageBox> m_failureBox;
+};
+
+} // namespace reprint::views

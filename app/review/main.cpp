@@ -1,1 +1,191 @@
-int main() { return 0; }
+// reprint-review: the review window over a spec and its warehouse.
+//
+//   reprint-review --spec S [--db CONNINFO]
+//   reprint-review --demo [--dir D] [--scale N]
+//   common: --screenshot FILE (render the loaded window to a PNG and exit), --dark
+//
+// Exit codes follow the CLI: 0 ok, 1 usage or spec error, 2 database/connection error
+// (only where the window cannot report it itself: --screenshot and headless runs).
+#include "demolauncher.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QPalette>
+#include <QPixmap>
+#include <QStyleFactory>
+#include <QTextStream>
+#include <QTimer>
+
+namespace {
+
+using reprint::model::DemoLauncher;
+using reprint::views::MainWindow;
+using ConnectionState = MainWindow::ConnectionState;
+
+void useDarkPalette(QApplication &app)
+{
+    app.setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QPalette p;
+    const QColor window(0x2b, 0x2d, 0x31);
+    const QColor base(0x1f, 0x21, 0x24);
+    const QColor text(0xe4, 0xe6, 0xea);
+    const QColor quiet(0x8e, 0x93, 0x9b);
+    const QColor disabled(0x6c, 0x70, 0x77);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x28, 0x2c));
+    p.setColor(QPalette::ToolTipBase, base);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::PlaceholderText, quiet);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, QColor(0x34, 0x37, 0x3c));
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, QColor(0xff, 0x6b, 0x6b));
+    p.setColor(QPalette::Link, QColor(0x6e, 0xa8, 0xfe));
+    p.setColor(QPalette::Highlight, QColor(0x2f, 0x6f, 0xd0));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Light, QColor(0x44, 0x47, 0x4d));
+    p.setColor(QPalette::Midlight, QColor(0x3a, 0x3d, 0x42));
+    p.setColor(QPalette::Mid, QColor(0x25, 0x27, 0x2a));
+    p.setColor(QPalette::Dark, QColor(0x18, 0x19, 0x1b));
+    p.setColor(QPalette::Shadow, Qt::black);
+    for (QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    p.setColor(QPalette::Disabled, QPalette::Highlight, QColor(0x3a, 0x3d, 0x42));
+    app.setPalette(p);
+}
+
+void printError(const QString &message)
+{
+    QTextStream(stderr) << "reprint-review: " << message << "\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Reprint"));
+    QApplication::setApplicationName(QStringLiteral("reprint-review"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Reprint"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Review and run partition backfills on a PostgreSQL warehouse."));
+    parser.addHelpOption();
+    const QCommandLineOption specOption(QStringLiteral("spec"), QStringLiteral("The spec file to open."),
+                                        QStringLiteral("S"));
+    const QCommandLineOption dbOption(QStringLiteral("db"),
+                                      QStringLiteral("Connection string or URI (else the spec's warehouse:, "
+                                                     "else the PG* environment)."),
+                                      QStringLiteral("CONNINFO"));
+    const QCommandLineOption demoOption(QStringLiteral("demo"),
+                                        QStringLiteral("Start the embedded demo warehouse and open its spec."));
+    const QCommandLineOption dirOption(QStringLiteral("dir"), QStringLiteral("Where the demo lives."),
+                                       QStringLiteral("D"), DemoLauncher::defaultDirectory());
+    const QCommandLineOption scaleOption(QStringLiteral("scale"), QStringLiteral("Demo seed scale (1.0: ~2M order lines)."),
+                                         QStringLiteral("N"), QStringLiteral("1.0"));
+    const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
+                                              QStringLiteral("Render the window once loaded to a PNG and exit."),
+                                              QStringLiteral("FILE"));
+    const QCommandLineOption darkOption(QStringLiteral("dark"),
+                                        QStringLiteral("Use a dark palette (also REPRINT_DARK=1)."));
+    parser.addOptions({specOption, dbOption, demoOption, dirOption, scaleOption, screenshotOption, darkOption});
+    parser.process(app);
+
+    if (parser.isSet(demoOption) && parser.isSet(specOption)) {
+        printError(QStringLiteral("--demo and --spec cannot be combined: the demo opens its own spec."));
+        return 1;
+    }
+    bool scaleOk = false;
+    const double scale = parser.value(scaleOption).toDouble(&scaleOk);
+    if (!scaleOk || scale <= 0) {
+        printError(QStringLiteral("--scale must be a positive number, e.g. 0.05"));
+        return 1;
+    }
+
+    if (parser.isSet(darkOption) || qEnvironmentVariable("REPRINT_DARK") == QLatin1String("1"))
+        useDarkPalette(app);
+
+    const QString screenshot = parser.value(screenshotOption);
+    const bool headless = !screenshot.isEmpty() || QGuiApplication::platformName() == QLatin1String("offscreen");
+
+    MainWindow window;
+    if (!screenshot.isEmpty())
+        window.resize(1280, 800);
+
+    int exitCode = 0;
+    auto fail = [&](int code, const QString &title, const QString &message) {
+        if (headless) {
+            printError(message);
+            exitCode = code;
+            QTimer::singleShot(0, &app, [&app, code] { app.exit(code); });
+            return;
+        }
+        QMessageBox::critical(&window, title, message);
+    };
+
+    bool takingScreenshot = false;
+    auto takeScreenshot = [&] {
+        if (screenshot.isEmpty() || takingScreenshot)
+            return;
+        takingScreenshot = true;
+        // Let the layout settle and the status bar repaint before rendering.
+        QTimer::singleShot(400, &window, [&] {
+            const QPixmap pixmap = window.grab();
+            if (!pixmap.save(screenshot, "PNG")) {
+                printError(QStringLiteral("could not write the screenshot to %1").arg(screenshot));
+                app.exit(1);
+                return;
+            }
+            app.exit(0);
+        });
+    };
+    QObject::connect(&window, &MainWindow::connectionStateChanged, &window, [&](ConnectionState state) {
+        if (state == ConnectionState::Connected || state == ConnectionState::Failed)
+            takeScreenshot();
+    });
+
+    auto openSpec = [&](const QString &path, const QString &conninfo) {
+        QString error;
+        if (!window.openSpec(path, conninfo, &error)) {
+            fail(1, QObject::tr("Cannot open the spec"),
+                 error.isEmpty() ? QObject::tr("Cannot open the spec %1.").arg(path) : error);
+            return false;
+        }
+        return true;
+    };
+
+    DemoLauncher demo;
+    window.show();
+
+    if (parser.isSet(demoOption)) {
+        QObject::connect(&demo, &DemoLauncher::progressed, &window, [&](const QString &message) {
+            window.showBusy(QObject::tr("Starting the demo warehouse: %1").arg(message));
+        });
+        QObject::connect(&demo, &DemoLauncher::started, &window,
+                         [&](const QString &conninfo, const QString &specPath) { openSpec(specPath, conninfo); });
+        QObject::connect(&demo, &DemoLauncher::failed, &window, [&](const QString &message) {
+            window.clearBusy();
+            fail(2, QObject::tr("Cannot start the demo warehouse"),
+                 QObject::tr("The demo warehouse did not start: %1").arg(message));
+        });
+        window.showBusy(QObject::tr("Starting the demo warehouse in %1…").arg(parser.value(dirOption)));
+        demo.start(parser.value(dirOption), scale);
+    } else if (parser.isSet(specOption)) {
+        if (!openSpec(parser.value(specOption), parser.value(dbOption)) && headless)
+            return exitCode;
+    } else {
+        const QString last = MainWindow::lastSpec();
+        if (!last.isEmpty() && QFileInfo::exists(last) && screenshot.isEmpty())
+            openSpec(last, parser.value(dbOption));
+        else
+            takeScreenshot();
+    }
+
+    const int code = app.exec();
+    return exitCode != 0 ? exitCode : code;
+}

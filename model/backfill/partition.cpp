@@ -1,1 +1,413 @@
-// (being written)
+#include "partition.h"
+
+#include <QLocale>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <optional>
+
+namespace reprint::backfill {
+
+using warehouse::Error;
+using warehouse::ErrorKind;
+using warehouse::Result;
+
+// All arithmetic is on seconds since the epoch. An instant `t` has the wall-clock time
+// wall(t) = t + offset(t), itself expressed as seconds since 1970-01-01T00:00 on the
+// wall clock. Partitions are built from instants only, so QDateTime's handling of local
+// times that do not exist (or exist twice) never comes into play.
+namespace {
+
+constexpr qint64 kHour = 3600;
+constexpr qint64 kDay = 86400;
+constexpr qint64 kUnixEpochJulianDay = 2440588;
+
+qint64 floorDiv(qint64 a, qint64 b)
+{
+    qint64 q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0)))
+        --q;
+    return q;
+}
+
+QDate dateOfWall(qint64 wall)
+{
+    return QDate::fromJulianDay(floorDiv(wall, kDay) + kUnixEpochJulianDay);
+}
+
+qint64 wallOfDate(QDate date)
+{
+    return (date.toJulianDay() - kUnixEpochJulianDay) * kDay;
+}
+
+std::string format(const char *pattern, int a, int b = 0, int c = 0, int d = 0)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, pattern, a, b, c, d);
+    return buf;
+}
+
+std::string offsetText(int offsetSeconds)
+{
+    const char sign = offsetSeconds < 0 ? '-' : '+';
+    const int abs = offsetSeconds < 0 ? -offsetSeconds : offsetSeconds;
+    std::string s = sign + format("%02d:%02d", abs / 3600, (abs / 60) % 60);
+    if (abs % 60 != 0)
+        s += format(":%02d", abs % 60);
+    return s;
+}
+
+std::string isoText(const QDateTime &dt)
+{
+    if (!dt.isValid())
+        return {};
+    const QDate d = dt.date();
+    const QTime t = dt.time();
+    return format("%04d-%02d-%02dT", d.year(), d.month(), d.day())
+        + format("%02d:%02d:%02d", t.hour(), t.minute(), t.second()) + offsetText(dt.offsetFromUtc());
+}
+
+std::string dayName(QDate d)
+{
+    return format("%04d-%02d-%02d", d.year(), d.month(), d.day());
+}
+
+std::string weekName(QDate monday)
+{
+    int year = 0;
+    const int week = monday.weekNumber(&year);
+    return format("%04d-W%02d", year, week);
+}
+
+std::string monthName(QDate d)
+{
+    return format("%04d-%02d", d.year(), d.month());
+}
+
+// The offsets of one timezone, looked up by instant.
+struct Clock {
+    const QTimeZone &zone;
+
+    int offset(qint64 instant) const
+    {
+        return zone.offsetFromUtc(QDateTime::fromSecsSinceEpoch(instant, Qt::UTC));
+    }
+    qint64 wall(qint64 instant) const { return instant + offset(instant); }
+
+    // The first instant whose wall time is `wall`; when the clocks skip it, the first
+    // instant after the gap (the transition).
+    qint64 firstInstantAt(qint64 wall) const
+    {
+        const int offsets[3] = {offset(wall - 2 * kDay), offset(wall), offset(wall + 2 * kDay)};
+        std::optional<qint64> best;
+        qint64 lo = std::numeric_limits<qint64>::max();
+        qint64 hi = std::numeric_limits<qint64>::min();
+        for (int o : offsets) {
+            const qint64 t = wall - o;
+            lo = std::min(lo, t);
+            hi = std::max(hi, t);
+            if (offset(t) == o && (!best || t < *best))
+                best = t;
+        }
+        if (best)
+            return *best;
+        // In a gap: wall(lo) < wall <= wall(hi), and wall time only moves forward between.
+        while (hi - lo > 1) {
+            const qint64 mid = lo + (hi - lo) / 2;
+            if (this->wall(mid) >= wall)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        return hi;
+    }
+
+    // The first instant in (lo, hi] whose offset differs from offset(lo); hi if none.
+    qint64 transitionAfter(qint64 lo, qint64 hi) const
+    {
+        const int before = offset(lo);
+        if (offset(hi) == before)
+            return hi;
+        while (hi - lo > 1) {
+            const qint64 mid = lo + (hi - lo) / 2;
+            if (offset(mid) == before)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        return hi;
+    }
+
+    // Hour partitions start where the wall clock shows a whole hour and where the
+    // offset changes, so a skipped hour has no partition and a repeated one has two.
+    qint64 hourStartContaining(qint64 x) const
+    {
+        const qint64 w = wall(x);
+        const qint64 hourWall = floorDiv(w, kHour) * kHour;
+        const qint64 s = x - (w - hourWall);
+        if (offset(s) == offset(x))
+            return s;
+        return transitionAfter(s, x);
+    }
+
+    qint64 nextHourStart(qint64 s) const
+    {
+        const qint64 w = wall(s);
+        const qint64 nextWall = (floorDiv(w, kHour) + 1) * kHour;
+        return transitionAfter(s, s + (nextWall - w));
+    }
+};
+
+QDate periodStart(Grain grain, QDate d)
+{
+    switch (grain) {
+    case Grain::Week: return d.addDays(1 - d.dayOfWeek());
+    case Grain::Month: return QDate(d.year(), d.month(), 1);
+    case Grain::Day:
+    case Grain::Hour: break;
+    }
+    return d;
+}
+
+QDate periodAfter(Grain grain, QDate p, int n = 1)
+{
+    switch (grain) {
+    case Grain::Week: return p.addDays(7 * n);
+    case Grain::Month: return p.addMonths(n);
+    case Grain::Day:
+    case Grain::Hour: break;
+    }
+    return p.addDays(n);
+}
+
+const char *expectedForm(Grain grain)
+{
+    switch (grain) {
+    case Grain::Hour: return "YYYY-MM-DDTHH, or YYYY-MM-DDTHH+HH:MM for a repeated hour";
+    case Grain::Day: return "YYYY-MM-DD";
+    case Grain::Week: return "YYYY-Www, or the Monday as YYYY-MM-DD";
+    case Grain::Month: return "YYYY-MM";
+    }
+    return "";
+}
+
+const char *article(Grain grain)
+{
+    return grain == Grain::Hour ? "an" : "a";
+}
+
+} // namespace
+
+const char *toString(Grain grain)
+{
+    switch (grain) {
+    case Grain::Hour: return "hour";
+    case Grain::Day: return "day";
+    case Grain::Week: return "week";
+    case Grain::Month: return "month";
+    }
+    return "day";
+}
+
+bool parseGrain(const std::string &text, Grain *out)
+{
+    static const std::pair<const char *, Grain> grains[] = {
+        {"hour", Grain::Hour}, {"day", Grain::Day}, {"week", Grain::Week}, {"month", Grain::Month}};
+    for (const auto &[name, grain] : grains) {
+        if (text == name) {
+            if (out)
+                *out = grain;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string Partition::startText() const
+{
+    return isoText(start);
+}
+
+std::string Partition::endText() const
+{
+    return isoText(end);
+}
+
+PartitionScheme::PartitionScheme(Grain grain, const std::string &timezone)
+    : m_grain(grain), m_zone(QByteArray::fromStdString(timezone))
+{
+}
+
+std::string PartitionScheme::nameOf(const QDateTime &start) const
+{
+    const Clock clock{m_zone};
+    const qint64 t = start.toSecsSinceEpoch();
+    const qint64 w = clock.wall(t);
+    const QDate date = dateOfWall(w);
+    switch (m_grain) {
+    case Grain::Hour: {
+        const qint64 hourWall = floorDiv(w, kHour) * kHour;
+        std::string name = dayName(date) + format("T%02d", int((hourWall - wallOfDate(date)) / kHour));
+        if (clock.firstInstantAt(hourWall) < t)
+            name += offsetText(clock.offset(t));
+        return name;
+    }
+    case Grain::Day: return dayName(date);
+    case Grain::Week: return weekName(periodStart(Grain::Week, date));
+    case Grain::Month: return monthName(date);
+    }
+    return {};
+}
+
+Partition PartitionScheme::containing(const QDateTime &instant) const
+{
+    const Clock clock{m_zone};
+    const qint64 x = instant.toSecsSinceEpoch();
+    qint64 start = 0;
+    qint64 end = 0;
+    if (m_grain == Grain::Hour) {
+        start = clock.hourStartContaining(x);
+        end = clock.nextHourStart(start);
+    } else {
+        // Walk to the period whose bounds hold x; this also steps over a period whose
+        // every day the clocks skipped (it would be empty).
+        QDate p = periodStart(m_grain, dateOfWall(clock.wall(x)));
+        for (;;) {
+            start = clock.firstInstantAt(wallOfDate(p));
+            end = clock.firstInstantAt(wallOfDate(periodAfter(m_grain, p)));
+            if (x < start)
+                p = periodAfter(m_grain, p, -1);
+            else if (x >= end)
+                p = periodAfter(m_grain, p);
+            else
+                break;
+        }
+    }
+    Partition part;
+    part.start = QDateTime::fromSecsSinceEpoch(start, m_zone);
+    part.end = QDateTime::fromSecsSinceEpoch(end, m_zone);
+    part.name = nameOf(part.start);
+    return part;
+}
+
+Partition PartitionScheme::next(const Partition &p) const
+{
+    return containing(p.end);
+}
+
+Partition PartitionScheme::previous(const Partition &p) const
+{
+    return containing(p.start.addSecs(-1));
+}
+
+std::vector<Partition> PartitionScheme::range(const Partition &from, const Partition &to) const
+{
+    std::vector<Partition> out;
+    if (to.start < from.start)
+        return out;
+    for (Partition p = containing(from.start); p.start <= to.start; p = next(p))
+        out.push_back(p);
+    return out;
+}
+
+Result<Partition> PartitionScheme::parse(const std::string &name) const
+{
+    const auto invalid = [&](const std::string &why = {}) {
+        std::string message = "'" + name + "' is not " + article(m_grain) + " " + toString(m_grain)
+            + " partition (expected " + expectedForm(m_grain) + ")";
+        if (!why.empty())
+            message += ": " + why;
+        return Error::make(ErrorKind::Usage, message);
+    };
+    const Clock clock{m_zone};
+    const QString text = QString::fromStdString(name);
+
+    static const QRegularExpression dayRe(QStringLiteral("^(\\d{4})-(\\d{2})-(\\d{2})$"));
+    static const QRegularExpression hourRe(
+        QStringLiteral("^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2})(?:([+-])(\\d{2}):(\\d{2}))?$"));
+    static const QRegularExpression weekRe(QStringLiteral("^(\\d{4})-W(\\d{2})$"));
+    static const QRegularExpression monthRe(QStringLiteral("^(\\d{4})-(\\d{2})$"));
+
+    const auto dateFrom = [](const QRegularExpressionMatch &m) {
+        return QDate(m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt());
+    };
+    const auto calendarPartition = [&](QDate nominal) -> Result<Partition> {
+        Partition p = containing(QDateTime::fromSecsSinceEpoch(clock.firstInstantAt(wallOfDate(nominal)), m_zone));
+        if (periodStart(m_grain, dateOfWall(clock.wall(p.start.toSecsSinceEpoch()))) != nominal)
+            return invalid("the clocks in " + m_zone.id().toStdString() + " skip it");
+        return p;
+    };
+
+    switch (m_grain) {
+    case Grain::Hour: {
+        const QRegularExpressionMatch m = hourRe.match(text);
+        if (!m.hasMatch())
+            return invalid();
+        const QDate date = dateFrom(m);
+        const int hour = m.captured(4).toInt();
+        if (!date.isValid() || hour > 23)
+            return invalid();
+        const qint64 hourWall = wallOfDate(date) + hour * kHour;
+        const std::string basic = name.substr(0, 13);
+        const auto basicName = [](const Partition &p) { return p.name.substr(0, 13); };
+        if (m.captured(5).isEmpty()) {
+            Partition p = containing(QDateTime::fromSecsSinceEpoch(clock.firstInstantAt(hourWall), m_zone));
+            if (basicName(p) != basic)
+                return invalid("the clocks in " + m_zone.id().toStdString() + " skip that hour");
+            return p;
+        }
+        const int minutes = m.captured(7).toInt();
+        if (minutes > 59)
+            return invalid();
+        int offset = m.captured(6).toInt() * 3600 + minutes * 60;
+        if (m.captured(5) == QLatin1String("-"))
+            offset = -offset;
+        const Partition around = containing(QDateTime::fromSecsSinceEpoch(hourWall - offset, m_zone));
+        for (const Partition &p : {previous(around), around, next(around)}) {
+            if (basicName(p) == basic && p.start.offsetFromUtc() == offset)
+                return p;
+        }
+        return invalid("no such hour at that offset in " + m_zone.id().toStdString());
+    }
+    case Grain::Day: {
+        const QRegularExpressionMatch m = dayRe.match(text);
+        if (!m.hasMatch() || !dateFrom(m).isValid())
+            return invalid();
+        return calendarPartition(dateFrom(m));
+    }
+    case Grain::Week: {
+        if (const QRegularExpressionMatch m = weekRe.match(text); m.hasMatch()) {
+            const int year = m.captured(1).toInt();
+            const int week = m.captured(2).toInt();
+            const QDate jan4(year, 1, 4);
+            const QDate firstMonday = jan4.addDays(1 - jan4.dayOfWeek());
+            const QDate monday = firstMonday.addDays(7 * (week - 1));
+            int weekYear = 0;
+            if (week < 1 || monday.weekNumber(&weekYear) != week || weekYear != year)
+                return invalid(std::to_string(year) + " has no week " + std::to_string(week));
+            return calendarPartition(monday);
+        }
+        const QRegularExpressionMatch m = dayRe.match(text);
+        if (!m.hasMatch() || !dateFrom(m).isValid())
+            return invalid();
+        const QDate date = dateFrom(m);
+        if (date.dayOfWeek() != 1)
+            return invalid("it is a " + QLocale::c().dayName(date.dayOfWeek()).toStdString() + ", not a Monday");
+        return calendarPartition(date);
+    }
+    case Grain::Month: {
+        const QRegularExpressionMatch m = monthRe.match(text);
+        if (!m.hasMatch())
+            return invalid();
+        const QDate first(m.captured(1).toInt(), m.captured(2).toInt(), 1);
+        if (!first.isValid())
+            return invalid();
+        return calendarPartition(first);
+    }
+    }
+    return invalid();
+}
+
+} // namespace reprint::backfill

@@ -251,17 +251,17 @@ Task<Result<std::shared_ptr<Connection>>> Connection::connect(std::string connin
     co_return self;
 }
 
-Task<Result<Reply>> Connection::query(std::string sql, Params params)
+Task<Result<Reply>> Connection::query(std::string sql, Params params, std::vector<TypeOid> types)
 {
-    return run(true, std::move(sql), std::move(params));
+    return run(true, std::move(sql), std::move(params), std::move(types));
 }
 
 Task<Result<Reply>> Connection::execute(std::string sql)
 {
-    return run(false, std::move(sql), {});
+    return run(false, std::move(sql), {}, {});
 }
 
-Task<Result<Reply>> Connection::run(bool hasParams, std::string sql, Params params)
+Task<Result<Reply>> Connection::run(bool hasParams, std::string sql, Params params, std::vector<TypeOid> types)
 {
     // Keep this object alive for the whole exchange even if the caller drops it.
     auto self = shared_from_this();
@@ -283,7 +283,10 @@ Task<Result<Reply>> Connection::run(bool hasParams, std::string sql, Params para
         values.reserve(params.size());
         for (const Value &v : params)
             values.push_back(v ? v->c_str() : nullptr);
-        sent = PQsendQueryParams(p.conn, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
+        std::vector<Oid> oids(values.size(), 0);
+        for (std::size_t i = 0; i < types.size() && i < oids.size(); ++i)
+            oids[i] = types[i];
+        sent = PQsendQueryParams(p.conn, sql.c_str(), static_cast<int>(values.size()), oids.data(), values.data(),
                                  nullptr, nullptr, 0);
     } else {
         sent = PQsendQuery(p.conn, sql.c_str());

@@ -28,6 +28,27 @@ namespace reprint::warehouse {
 
 using Value = std::optional<std::string>;  // text format; nullopt is SQL NULL
 using Params = std::vector<Value>;
+using TypeOid = unsigned int;
+// Type OIDs for parameters whose type the server cannot infer, or must not guess.
+inline constexpr TypeOid kTimestamptzOid = 1184;
+inline constexpr TypeOid kTextOid = 25;
+
+// Builds parameters from strings, optionals or std::nullopt. Use it, not a braced list,
+// for arguments inside a co_await expression: GCC 12 rejects initializer lists there
+// ("array used as initializer").
+template <typename... T>
+Params args(T &&...values)
+{
+    Params p;
+    p.reserve(sizeof...(T));
+    (p.emplace_back(std::forward<T>(values)), ...);
+    return p;
+}
+template <typename... T>
+std::vector<TypeOid> oids(T... types)
+{
+    return {static_cast<TypeOid>(types)...};
+}
 
 struct ResultSet {
     std::vector<std::string> columns;
@@ -88,7 +109,8 @@ public:
     Connection &operator=(const Connection &) = delete;
 
     // One statement with parameters $1..$n (PQsendQueryParams), text in and out.
-    Task<Result<Reply>> query(std::string sql, Params params = {});
+    // `types` optionally fixes the type of the first types.size() parameters (0 = infer).
+    Task<Result<Reply>> query(std::string sql, Params params = {}, std::vector<TypeOid> types = {});
     // Any number of statements separated by semicolons (PQsendQuery), no parameters;
     // one ResultSet per statement. Stops at the first failing statement and returns its
     // error (outside an explicit transaction, earlier statements stay committed).
@@ -110,7 +132,7 @@ public:
 private:
     struct Private;
     explicit Connection(asio::any_io_executor executor);
-    Task<Result<Reply>> run(bool hasParams, std::string sql, Params params);
+    Task<Result<Reply>> run(bool hasParams, std::string sql, Params params, std::vector<TypeOid> types);
     std::unique_ptr<Private> d;
     bool m_busy = false;
 };

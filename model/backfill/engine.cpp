@@ -1,0 +1,1520 @@
+#include "engine.h"
+
+#include "migrations.h"
+#include "modelsql.h"
+#include "sqltext.h"
+
+#include <QDateTime>
+#include <QCryptographicHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <boost/asio/redirect_error.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <deque>
+#include <map>
+#include <set>
+#include <unistd.h>
+
+namespace reprint::backfill {
+
+using warehouse::ConnectionPtr;
+using warehouse::kTimestamptzOid;
+using warehouse::Params;
+using warehouse::Reply;
+using warehouse::Value;
+using warehouse::args;
+using warehouse::oids;
+
+namespace asio = warehouse::asio;
+
+namespace {
+
+const std::vector<warehouse::TypeOid> kBounds = {kTimestamptzOid, kTimestamptzOid};
+
+// Per partition start (epoch seconds): rows, then each declared measure.
+using Totals = std::map<long long, std::vector<Value>>;
+// Per check name: per partition start: value.
+using CheckValues = std::map<std::string, std::map<long long, Value>>;
+
+long long epoch(const Partition &p)
+{
+    return p.start.toSecsSinceEpoch();
+}
+
+std::string windowText(const Partition &from, const Partition &to)
+{
+    return from.name == to.name ? from.name : from.name + ".." + to.name;
+}
+
+std::string holderName()
+{
+    char host[256] = {0};
+    if (::gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    return std::string(host[0] ? host : "localhost") + ":" + std::to_string(::getpid());
+}
+
+Error conflict(std::string message, std::string hint)
+{
+    return Error::make(ErrorKind::Conflict, std::move(message), std::move(hint));
+}
+
+Error usage(std::string message, std::string hint = {})
+{
+    return Error::make(ErrorKind::Usage, std::move(message), std::move(hint));
+}
+
+Task<void> rollback(warehouse::Connection &c)
+{
+    if (c.isOpen()) {
+        auto r = co_await c.execute("ROLLBACK");
+        (void)r;
+    }
+}
+
+Task<Result<ConnectionPtr>> connectTo(const std::string &conninfo, const Model *model, const CancelTokenPtr &cancel)
+{
+    auto conn = co_await warehouse::Connection::connect(conninfo);
+    if (!conn)
+        co_return conn.error();
+    auto set = co_await (*conn)->query("SELECT set_config('application_name', 'reprint', false), "
+                                       "set_config('TimeZone', $1, false)",
+                                       args(model ? model->timezone : std::string("UTC")));
+    if (!set)
+        co_return set.error();
+    if (cancel)
+        cancel->attach((*conn)->cancelHandle());
+    co_return *conn;
+}
+
+Task<Result<Totals>> readTotals(warehouse::Connection &c, const ModelSql &sql, const std::string &relation,
+                                const Partition &from, const Partition &to)
+{
+    auto r = co_await c.query(sql.totals(relation), args(from.startText(), to.endText(), sql.grainText(), sql.model->timezone),
+                              kBounds);
+    if (!r)
+        co_return r.error();
+    Totals out;
+    for (const auto &row : r->last().rows) {
+        std::vector<Value> values(row.begin() + 1, row.end());
+        out[std::stoll(*row[0])] = std::move(values);
+    }
+    co_return out;
+}
+
+Task<Result<CheckValues>> readChecks(warehouse::Connection &c, const ModelSql &sql, const Partition &from,
+                                     const Partition &to)
+{
+    CheckValues out;
+    for (const BoundCheck &bc : sql.checks) {
+        auto r = co_await c.query(bc.sql, args(from.startText(), to.endText(), sql.grainText(), sql.model->timezone), kBounds);
+        if (!r) {
+            Error e = r.error();
+            e.message = "check '" + bc.check->name + "' (" + bc.check->sourceFile + ") failed: " + e.message;
+            co_return e;
+        }
+        auto &values = out[bc.check->name];
+        for (const auto &row : r->last().rows)
+            values[std::stoll(*row[0])] = row[1];
+    }
+    co_return out;
+}
+
+// Index of a measure in Totals' value vectors ("rows" is 0).
+std::size_t measureIndex(const Model &m, const std::string &measure)
+{
+    if (measure == "rows")
+        return 0;
+    for (std::size_t i = 0; i < m.measures.size(); ++i)
+        if (m.measures[i] == measure)
+            return i + 1;
+    return 0;
+}
+
+Value totalOf(const Totals &t, long long p, std::size_t index)
+{
+    auto it = t.find(p);
+    if (it == t.end())
+        return index == 0 ? Value("0") : Value();
+    return it->second[index];
+}
+
+Value checkOf(const CheckValues &cv, const std::string &check, long long p)
+{
+    auto it = cv.find(check);
+    if (it == cv.end())
+        return Value();
+    auto jt = it->second.find(p);
+    // A check returns one row per partition that has source data: no row means zero.
+    return jt == it->second.end() ? Value("0") : jt->second;
+}
+
+// The verdict of one measure of one partition. `current` is what the partition holds now
+// (new inside the window, old outside it).
+Verdict verdictOf(const Model &model, const std::string &measure, const Value &oldValue, const Value &current,
+                  const CheckValues &cv, long long p, bool inScope)
+{
+    const auto checks = model.checksFor(measure);
+    for (const Check *c : checks)
+        if (!agrees(current, checkOf(cv, c->name, p), c->tolerance))
+            return Verdict::MismatchSource;
+    if (!inScope)
+        return Verdict::Unchanged;
+    double tol = 0;
+    for (const Check *c : checks)
+        tol = std::max(tol, c->tolerance);
+    if (agrees(oldValue, current, tol))
+        return Verdict::Unchanged;
+    return checks.empty() ? Verdict::Unexpected : Verdict::Expected;
+}
+
+struct Window {
+    const Model *model = nullptr;
+    PartitionScheme scheme{Grain::Day, "UTC"};
+    std::vector<Partition> partitions;
+    Partition before, after;  // the partitions just outside each end
+    const Partition &first() const { return partitions.front(); }
+    const Partition &last() const { return partitions.back(); }
+};
+
+Result<Window> windowOf(const Model &model, const std::string &from, const std::string &to)
+{
+    Window w;
+    w.model = &model;
+    w.scheme = model.scheme();
+    auto f = w.scheme.parse(from);
+    if (!f)
+        return f.error();
+    auto t = w.scheme.parse(to);
+    if (!t)
+        return t.error();
+    if (t->start < f->start)
+        return usage("the window " + from + ".." + to + " ends before it starts", "Swap --from and --to.");
+    w.partitions = w.scheme.range(*f, *t);
+    w.before = w.scheme.previous(*f);
+    w.after = w.scheme.next(*t);
+    return w;
+}
+
+std::string stageTableName(long long id, const Model &model)
+{
+    std::string name = "b" + std::to_string(id) + "_" + model.name;
+    return name.substr(0, 63);
+}
+
+// Claims [start, end) of a model for a backfill row that this transaction inserts.
+// Expired leases overlapping it are taken over (their backfills are marked failed).
+// Returns the takeover message (empty if none) or a Conflict naming the holder.
+Task<Result<std::string>> claimWindow(warehouse::Connection &c, long long id, const Model &model,
+                                      const Partition &from, const Partition &to, const EngineOptions &opt)
+{
+    auto expired = co_await c.query(
+        "WITH gone AS (DELETE FROM reprint.claims WHERE model = $1 AND span && tstzrange($2, $3) "
+        "AND lease_expires < now() RETURNING backfill_id, holder, operator, lease_expires) "
+        "UPDATE reprint.backfills b SET status = 'failed', updated_at = now(), "
+        "error = 'claim lease expired (holder ' || g.holder || '); taken over by backfill ' || $4 "
+        "FROM gone g WHERE b.id = g.backfill_id AND b.status IN ('planned', 'staging') "
+        "RETURNING b.id::text, g.holder, g.operator, g.lease_expires::text",
+        args(model.name, from.startText(), to.endText(), std::to_string(id)), oids(0, kTimestamptzOid, kTimestamptzOid));
+    if (!expired)
+        co_return expired.error();
+    std::string takeover;
+    for (const auto &row : expired->last().rows)
+        takeover += (takeover.empty() ? "" : "; ") + std::string("took over the expired claim of backfill ") + *row[0]
+                    + " (operator " + *row[2] + ", holder " + *row[1] + ", lease expired " + *row[3] + ")";
+
+    auto claimed = co_await c.query("SAVEPOINT claim");
+    if (!claimed)
+        co_return claimed.error();
+    claimed = co_await c.query(
+        "INSERT INTO reprint.claims (backfill_id, model, span, holder, lease_expires) "
+        "VALUES ($1, $2, tstzrange($3, $4), $5, now() + make_interval(secs => $6))",
+        args(std::to_string(id), model.name, from.startText(), to.endText(), opt.holder, std::to_string(opt.leaseSeconds)),
+        oids(0, 0, kTimestamptzOid, kTimestamptzOid));
+    if (claimed)
+        co_return takeover;
+    if (claimed.error().sqlstate != "23P01")
+        co_return claimed.error();
+    auto undo = co_await c.query("ROLLBACK TO SAVEPOINT claim");
+    if (!undo)
+        co_return undo.error();
+    auto holder = co_await c.query(
+        "SELECT b.id::text, b.operator, b.status, b.kind, c.holder, lower(c.span)::text, upper(c.span)::text, "
+        "b.from_partition, b.to_partition, c.lease_expires::text "
+        "FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
+        "WHERE c.model = $1 AND c.span && tstzrange($2, $3) ORDER BY b.id LIMIT 1",
+        args(model.name, from.startText(), to.endText()), oids(0, kTimestamptzOid, kTimestamptzOid));
+    if (!holder)
+        co_return holder.error();
+    const auto &r = holder->last();
+    if (r.rows.empty())
+        co_return conflict("the window " + windowText(from, to) + " of " + model.name + " is claimed by another backfill",
+                           "Try again; the claim was released while this one was being taken.");
+    const auto &row = r.rows.front();
+    const std::string holderId = *row[0];
+    co_return conflict("partitions " + *row[7] + ".." + *row[8] + " of " + model.name + " are claimed by "
+                           + (*row[3] == "run" ? "scheduled run " : "backfill ") + holderId + " (operator " + *row[1]
+                           + ", status " + *row[2] + ", holder " + *row[4] + ", lease until " + *row[9] + ")",
+                       *row[2] == "staging" || *row[2] == "planned"
+                           ? "Wait for it to finish, or for its lease to expire if its process died."
+                           : "Publish it (`reprint publish " + holderId + " --approve NOTE`) or free the window with `reprint abandon "
+                                 + holderId + "`.");
+}
+
+} // namespace
+
+const char *toString(PartitionProgress::State state)
+{
+    switch (state) {
+    case PartitionProgress::State::Queued: return "queued";
+    case PartitionProgress::State::Staging: return "staging";
+    case PartitionProgress::State::Staged: return "staged";
+    case PartitionProgress::State::Failed: return "failed";
+    }
+    return "queued";
+}
+
+void CancelToken::cancel()
+{
+    m_cancelled = true;
+    std::vector<warehouse::CancelHandle> handles;
+    {
+        std::lock_guard lock(m_mutex);
+        handles = m_handles;
+    }
+    for (const auto &h : handles)
+        h.cancel();
+}
+
+void CancelToken::attach(const warehouse::CancelHandle &handle)
+{
+    std::lock_guard lock(m_mutex);
+    m_handles.push_back(handle);
+}
+
+struct Engine::Session {
+    ConnectionPtr conn;
+    ModelSql sql;
+};
+
+Engine::Engine(const Spec &spec, std::string conninfo, EngineOptions options)
+    : m_spec(spec)
+    , m_conninfo(std::move(conninfo))
+    , m_options(std::move(options))
+{
+    if (m_options.holder.empty())
+        m_options.holder = holderName();
+}
+
+Result<const Model *> Engine::model(const std::string &name) const
+{
+    if (const Model *m = m_spec.model(name))
+        return m;
+    std::string names;
+    for (const Model &m : m_spec.models)
+        names += (names.empty() ? "" : ", ") + m.name;
+    return usage("no model '" + name + "' in " + m_spec.path, "The spec's models are: " + names + ".");
+}
+
+Result<std::string> Engine::transformHash(const Model &model) const
+{
+    auto resolved = resolveModelReferences(model.transformSql, scheduledRelations(m_spec));
+    if (!resolved)
+        return resolved.error();
+    return QCryptographicHash::hash(QByteArray::fromStdString(*resolved), QCryptographicHash::Sha256).toHex().toStdString();
+}
+
+Task<Result<std::shared_ptr<Engine::Session>>> Engine::open(const Model *model, CancelTokenPtr cancel)
+{
+    auto conn = co_await connectTo(m_conninfo, model, cancel);
+    if (!conn)
+        co_return conn.error();
+    auto schema = co_await requireSchema(**conn);
+    if (!schema)
+        co_return schema.error();
+    auto s = std::make_shared<Session>();
+    s->conn = *conn;
+    if (model) {
+        auto sql = co_await describeModel(**conn, m_spec, *model);
+        if (!sql)
+            co_return sql.error();
+        s->sql = std::move(*sql);
+    }
+    co_return s;
+}
+
+Task<Result<int>> Engine::init()
+{
+    auto conn = co_await connectTo(m_conninfo, nullptr, {});
+    if (!conn)
+        co_return conn.error();
+    auto outcome = co_await migrate(**conn);
+    if (!outcome)
+        co_return outcome.error();
+    co_return outcome->toVersion;
+}
+
+Task<Result<std::vector<StatusRow>>> Engine::status(const std::string &modelName, const std::string &from,
+                                                    const std::string &to, CancelTokenPtr cancel)
+{
+    auto m = model(modelName);
+    if (!m)
+        co_return m.error();
+    auto w = windowOf(**m, from, to);
+    if (!w)
+        co_return w.error();
+    auto s = co_await open(*m, cancel);
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    const ModelSql &sql = (*s)->sql;
+
+    auto totals = co_await readTotals(c, sql, sql.target, w->first(), w->last());
+    if (!totals)
+        co_return totals.error();
+    auto checks = co_await readChecks(c, sql, w->first(), w->last());
+    if (!checks)
+        co_return checks.error();
+    auto loads = co_await c.query(
+        "SELECT extract(epoch FROM partition_start)::bigint, to_char(loaded_at AT TIME ZONE 'UTC', "
+        "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM reprint.partition_loads "
+        "WHERE model = $1 AND partition_start >= $2 AND partition_start < $3",
+        args(modelName, w->first().startText(), w->last().endText()), oids(0, kTimestamptzOid, kTimestamptzOid));
+    if (!loads)
+        co_return loads.error();
+    std::map<long long, std::string> loadedAt;
+    for (const auto &row : loads->last().rows)
+        loadedAt[std::stoll(*row[0])] = row[1].value_or("");
+    auto claims = co_await c.query(
+        "SELECT extract(epoch FROM lower(c.span))::bigint, extract(epoch FROM upper(c.span))::bigint, "
+        "CASE b.kind WHEN 'run' THEN 'run ' ELSE 'backfill ' END || b.id || ' (' || b.operator || ', ' || b.status || ')' "
+        "FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
+        "WHERE c.model = $1 AND c.span && tstzrange($2, $3)",
+        args(modelName, w->first().startText(), w->last().endText()), oids(0, kTimestamptzOid, kTimestamptzOid));
+    if (!claims)
+        co_return claims.error();
+
+    std::vector<StatusRow> out;
+    out.reserve(w->partitions.size());
+    for (const Partition &p : w->partitions) {
+        const long long key = epoch(p);
+        StatusRow row;
+        row.partition = p;
+        row.rows = std::stoll(*totalOf(*totals, key, 0));
+        for (std::size_t i = 0; i < (*m)->measures.size(); ++i)
+            row.measures.emplace_back((*m)->measures[i], totalOf(*totals, key, i + 1).value_or(""));
+        for (const Check &ck : (*m)->checks) {
+            const Value source = checkOf(*checks, ck.name, key);
+            const Value mine = totalOf(*totals, key, measureIndex(**m, ck.measure));
+            std::string state = !source ? "unknown" : agrees(mine, source, ck.tolerance) ? "ok" : "mismatch";
+            row.checks.emplace_back(ck.name, state);
+            row.checkValues.emplace_back(ck.name, source.value_or(""));
+        }
+        if (auto it = loadedAt.find(key); it != loadedAt.end())
+            row.loadedAt = it->second;
+        for (const auto &cr : claims->last().rows)
+            if (std::stoll(*cr[0]) <= key && key < std::stoll(*cr[1]))
+                row.claimedBy = *cr[2];
+        out.push_back(std::move(row));
+    }
+    co_return out;
+}
+
+Task<Result<std::vector<HistoryRow>>> Engine::history(const std::string &modelName)
+{
+    auto s = co_await open(nullptr, {});
+    if (!s)
+        co_return s.error();
+    std::vector<std::string> names;
+    for (const Model &m : m_spec.models)
+        if (modelName.empty() || m.name == modelName)
+            names.push_back(m.name);
+    std::vector<Value> values(names.begin(), names.end());
+    auto r = co_await (*s)->conn->query(
+        "SELECT b.id::text, b.model, b.kind, b.status, coalesce(b.validation, ''), b.from_partition, b.to_partition, "
+        "b.operator, coalesce(b.approver, ''), coalesce(b.note, ''), coalesce(b.override_reason, ''), "
+        "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+        "coalesce(to_char(b.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), ''), "
+        "coalesce(b.error, ''), "
+        "(b.status IN ('planned', 'staging') AND coalesce(c.lease_expires < now(), true))::text "
+        "FROM reprint.backfills b LEFT JOIN reprint.claims c ON c.backfill_id = b.id "
+        "WHERE b.model = ANY($1::text[]) ORDER BY b.id",
+        args(arrayLiteral(values)));
+    if (!r)
+        co_return r.error();
+    std::vector<HistoryRow> out;
+    for (const auto &row : r->last().rows) {
+        HistoryRow h;
+        h.id = std::stoll(*row[0]);
+        h.model = *row[1];
+        h.kind = *row[2];
+        h.status = *row[3];
+        h.validation = *row[4];
+        h.from = *row[5];
+        h.to = *row[6];
+        h.operatorName = *row[7];
+        h.approver = *row[8];
+        h.note = *row[9];
+        h.overrideReason = *row[10];
+        h.createdAt = *row[11];
+        h.publishedAt = *row[12];
+        h.error = *row[13];
+        h.leaseExpired = *row[14] == "true";
+        out.push_back(std::move(h));
+    }
+    co_return out;
+}
+
+
+namespace {
+
+// Waits until `pending` coroutines spawned with spawnJoined() have finished.
+struct JoinGroup {
+    explicit JoinGroup(asio::any_io_executor ex) : timer(ex) {}
+    int pending = 0;
+    asio::steady_timer timer;
+};
+
+void spawnJoined(const std::shared_ptr<JoinGroup> &group, Task<void> task)
+{
+    ++group->pending;
+    asio::co_spawn(group->timer.get_executor(), std::move(task), [group](std::exception_ptr e) {
+        if (e)
+            std::rethrow_exception(e);
+        if (--group->pending == 0)
+            group->timer.cancel();
+    });
+}
+
+Task<void> joinAll(std::shared_ptr<JoinGroup> group)
+{
+    while (group->pending > 0) {
+        group->timer.expires_at(asio::steady_timer::time_point::max());
+        boost::system::error_code ec;
+        co_await group->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+}
+
+// What the staging workers share. Lives on the io_context thread; no locks needed.
+struct StageRun {
+    std::string conninfo;
+    const Model *model = nullptr;
+    const ModelSql *sql = nullptr;
+    long long id = 0;
+    std::string stage;                 // quoted relation
+    std::deque<std::pair<Partition, bool>> queue;  // partition, boundary
+    CancelTokenPtr cancel;
+    ProgressFn progress;
+    int done = 0;
+    int total = 0;
+    std::optional<Error> firstFailure;
+    std::string firstFailurePartition;
+};
+
+void report(StageRun &run, const PartitionProgress &p)
+{
+    if (!run.progress)
+        return;
+    BackfillEvent e;
+    e.backfillId = run.id;
+    e.phase = "staging";
+    e.partition = p;
+    e.done = run.done;
+    e.total = run.total;
+    run.progress(e);
+}
+
+// Builds one partition into the stage: the one code path of the scheduled run and the
+// backfill. Replaces whatever the stage held for the partition, in one transaction,
+// and refuses rows whose partition column falls outside [start, end) (leak guard).
+Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Partition &p, bool boundary)
+{
+    PartitionProgress prog;
+    prog.partition = p.name;
+    prog.boundary = boundary;
+    prog.state = PartitionProgress::State::Staging;
+    report(run, prog);
+    const Params key = {std::to_string(run.id), p.startText()};
+    const std::vector<warehouse::TypeOid> keyTypes = {0, kTimestamptzOid};
+    auto marked = co_await c.query("UPDATE reprint.backfill_partitions SET state = 'staging', error = NULL, "
+                                   "updated_at = now() WHERE backfill_id = $1 AND partition_start = $2",
+                                   key, keyTypes);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::optional<Error> failure;
+    long long rows = 0;
+    if (!marked) {
+        failure = marked.error();
+    } else {
+        auto r = co_await c.execute("BEGIN");
+        if (r)
+            r = co_await c.query("DELETE FROM " + run.stage + " WHERE " + run.sql->column + " >= $1 AND "
+                                     + run.sql->column + " < $2",
+                                 args(p.startText(), p.endText()), kBounds);
+        if (r)
+            r = co_await c.query(run.sql->stageInsert(run.stage), args(p.startText(), p.endText()), kBounds);
+        if (r) {
+            const auto &set = r->last();
+            rows = std::stoll(set.at(0, "rows").value_or("0"));
+            const long long leaked = std::stoll(set.at(0, "leaked").value_or("0"));
+            if (leaked > 0)
+                failure = Error::make(ErrorKind::Spec,
+                                      "the transform produced " + std::to_string(leaked) + " row(s) outside ["
+                                          + p.startText() + ", " + p.endText() + "), e.g. "
+                                          + run.model->partitionColumn + " = " + set.at(0, "example").value_or("NULL"),
+                                      "Fix the transform's filter on :start and :end (" + run.model->transformFile
+                                          + "); nothing was staged for this partition.");
+        } else {
+            failure = r.error();
+        }
+        if (!failure) {
+            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            auto u = co_await c.query("UPDATE reprint.backfill_partitions SET state = 'staged', rows = $3, "
+                                      "seconds = $4, error = NULL, updated_at = now() "
+                                      "WHERE backfill_id = $1 AND partition_start = $2",
+                                      args(key[0], key[1], std::to_string(rows), std::to_string(secs)), keyTypes);
+            if (u)
+                u = co_await c.execute("COMMIT");
+            if (!u)
+                failure = u.error();
+        }
+        if (failure)
+            co_await rollback(c);
+    }
+    prog.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++run.done;
+    if (!failure) {
+        prog.state = PartitionProgress::State::Staged;
+        prog.rows = rows;
+        report(run, prog);
+        co_return warehouse::ok();
+    }
+    const bool cancelled = failure->kind == ErrorKind::Cancelled || (run.cancel && run.cancel->isCancelled());
+    if (c.isOpen()) {
+        auto u = co_await c.query("UPDATE reprint.backfill_partitions SET state = $3, error = $4, updated_at = now() "
+                                  "WHERE backfill_id = $1 AND partition_start = $2",
+                                  args(key[0], key[1], cancelled ? "queued" : "failed",
+                                   cancelled ? Value() : Value(failure->toSentence())),
+                                  keyTypes);
+        (void)u;
+    }
+    prog.state = cancelled ? PartitionProgress::State::Queued : PartitionProgress::State::Failed;
+    prog.error = failure->toSentence();
+    report(run, prog);
+    co_return *failure;
+}
+
+Task<void> stageWorker(std::shared_ptr<StageRun> run)
+{
+    auto conn = co_await connectTo(run->conninfo, run->model, run->cancel);
+    if (!conn) {
+        if (!run->firstFailure)
+            run->firstFailure = conn.error();
+        co_return;
+    }
+    while (!run->queue.empty() && !(run->cancel && run->cancel->isCancelled())) {
+        auto [p, boundary] = run->queue.front();
+        run->queue.pop_front();
+        auto r = co_await stagePartition(**conn, *run, p, boundary);
+        if (!r && !run->firstFailure) {
+            run->firstFailure = r.error();
+            run->firstFailurePartition = p.name;
+        }
+    }
+    (*conn)->close();
+}
+
+// Keeps the claim's lease alive while staging runs, on its own connection.
+Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std::shared_ptr<bool> stop,
+                     std::shared_ptr<asio::steady_timer> timer)
+{
+    auto conn = co_await connectTo(conninfo, nullptr, {});
+    if (!conn)
+        co_return;
+    while (!*stop) {
+        timer->expires_after(std::chrono::seconds(opt.heartbeatSeconds));
+        boost::system::error_code ec;
+        co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (*stop)
+            break;
+        auto r = co_await (*conn)->query("UPDATE reprint.claims SET heartbeat_at = now(), "
+                                         "lease_expires = now() + make_interval(secs => $2) WHERE backfill_id = $1",
+                                         args(std::to_string(id), std::to_string(opt.leaseSeconds)));
+        (void)r;
+    }
+    (*conn)->close();
+}
+
+struct Validation {
+    std::vector<PartitionReview> partitions;
+    bool passed = true;
+    std::string message;
+};
+
+Validation validate(const Window &w, const Totals &oldTotals, const Totals &newTotals, const CheckValues &checks)
+{
+    const Model &m = *w.model;
+    const auto measures = m.allMeasures();
+    Validation v;
+    std::vector<std::string> inWindowProblems, outsideProblems;
+    std::string widenFrom, widenTo;
+
+    std::vector<std::pair<Partition, bool>> all;
+    all.emplace_back(w.before, false);
+    for (const Partition &p : w.partitions)
+        all.emplace_back(p, true);
+    all.emplace_back(w.after, false);
+
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto &[p, inScope] = all[i];
+        const long long key = epoch(p);
+        PartitionReview pr;
+        pr.partition = p.name;
+        pr.start = p.startText();
+        pr.inScope = inScope;
+        pr.boundary = !inScope || p == w.first() || p == w.last();
+        for (std::size_t mi = 0; mi < measures.size(); ++mi) {
+            MeasureTotals mt;
+            mt.measure = measures[mi];
+            mt.oldValue = totalOf(oldTotals, key, mi);
+            mt.newValue = inScope ? totalOf(newTotals, key, mi) : mt.oldValue;
+            const auto checksHere = m.checksFor(mt.measure);
+            if (!checksHere.empty())
+                mt.source = checkOf(checks, checksHere.front()->name, key);
+            mt.verdict = verdictOf(m, mt.measure, mt.oldValue, mt.newValue, checks, key, inScope);
+            if (mt.verdict == Verdict::MismatchSource) {
+                const Check *failing = checksHere.front();
+                for (const Check *c : checksHere)
+                    if (!agrees(mt.newValue, checkOf(checks, c->name, key), c->tolerance))
+                        failing = c;
+                const std::string detail = p.name + " " + mt.measure + ": " + (inScope ? "new " : "current ")
+                                           + mt.newValue.value_or("NULL") + " vs source "
+                                           + checkOf(checks, failing->name, key).value_or("NULL") + " (check '"
+                                           + failing->name + "')";
+                if (inScope) {
+                    inWindowProblems.push_back(detail);
+                } else {
+                    outsideProblems.push_back(detail);
+                    if (i == 0)
+                        widenFrom = p.name;
+                    else
+                        widenTo = p.name;
+                }
+            }
+            pr.measures.push_back(std::move(mt));
+        }
+        v.partitions.push_back(std::move(pr));
+    }
+    if (!inWindowProblems.empty()) {
+        v.passed = false;
+        v.message = "the backfilled data disagrees with its source: " + inWindowProblems.front()
+                    + (inWindowProblems.size() > 1 ? " (and " + std::to_string(inWindowProblems.size() - 1) + " more)" : "")
+                    + ". Fix the transform or the check, then run the backfill again; nothing was published.";
+    }
+    if (!outsideProblems.empty()) {
+        v.passed = false;
+        std::string widen;
+        if (!widenFrom.empty())
+            widen += "--from " + widenFrom;
+        if (!widenTo.empty())
+            widen += std::string(widen.empty() ? "" : " ") + "--to " + widenTo;
+        const std::string names = !widenFrom.empty() && !widenTo.empty() ? widenFrom + " and " + widenTo
+                                  : !widenFrom.empty()                   ? widenFrom
+                                                                         : widenTo;
+        v.message += std::string(v.message.empty() ? "" : " ") + "The partition" + (names.find(" and ") != std::string::npos ? "s " : " ")
+                     + names + " just outside the window also disagree" + (names.find(" and ") != std::string::npos ? "" : "s")
+                     + " with the source (" + outsideProblems.front() + "). Widen the window: " + widen + ".";
+    }
+    return v;
+}
+
+Result<RowDiff> rowDiffFrom(const ModelSql &sql, long long id, const std::string &partition, const warehouse::ResultSet &rs)
+{
+    RowDiff d;
+    d.backfillId = id;
+    d.partition = partition;
+    if (rs.rows.empty())
+        return Error::make(ErrorKind::Internal, "the row diff returned nothing");
+    const auto &row = rs.rows.front();
+    d.added = std::stoll(row[0].value_or("0"));
+    d.removed = std::stoll(row[1].value_or("0"));
+    d.changed = std::stoll(row[2].value_or("0"));
+    d.sampleJson = row[3].value_or("[]");
+    std::size_t i = 4;
+    for (const std::string &c : sql.columns) {
+        if (std::find(sql.model->key.begin(), sql.model->key.end(), c) != sql.model->key.end())
+            continue;
+        d.columnChanges.push_back({c, std::stoll(row[i++].value_or("0"))});
+    }
+    return d;
+}
+
+std::string columnChangesJson(const RowDiff &d)
+{
+    QJsonObject o;
+    for (const auto &c : d.columnChanges)
+        o.insert(QString::fromStdString(c.column), static_cast<qint64>(c.count));
+    return QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
+}
+
+Task<Result<RowDiff>> computeRowDiff(warehouse::Connection &c, const ModelSql &sql, long long id, const Partition &p,
+                                     const std::string &stage, int sampleRows)
+{
+    auto r = co_await c.query(sql.rowDiff(stage), args(p.startText(), p.endText(), std::to_string(sampleRows)), kBounds);
+    if (!r)
+        co_return r.error();
+    auto d = rowDiffFrom(sql, id, p.name, r->last());
+    if (!d)
+        co_return d.error();
+    auto stored = co_await c.query(
+        "INSERT INTO reprint.row_diffs (backfill_id, partition_start, partition, added, removed, changed, "
+        "column_changes, sample) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb) "
+        "ON CONFLICT (backfill_id, partition_start) DO UPDATE SET added = excluded.added, removed = excluded.removed, "
+        "changed = excluded.changed, column_changes = excluded.column_changes, sample = excluded.sample",
+        args(std::to_string(id), p.startText(), p.name, std::to_string(d->added), std::to_string(d->removed),
+         std::to_string(d->changed), columnChangesJson(*d), d->sampleJson),
+        oids(0, kTimestamptzOid));
+    if (!stored)
+        co_return stored.error();
+    co_return *d;
+}
+
+// The backfill row as publish, review and abandon need it.
+struct BackfillRow {
+    long long id = 0;
+    std::string model, kind, status, validation, validationMessage, transformHash, stageTable, operatorName;
+    std::string from, to;
+};
+
+Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, bool forUpdate)
+{
+    auto r = co_await c.query(std::string("SELECT id::text, model, kind, status, coalesce(validation, ''), "
+                                          "coalesce(validation_message, ''), transform_hash, coalesce(stage_table, ''), "
+                                          "operator, from_partition, to_partition FROM reprint.backfills WHERE id = $1")
+                                  + (forUpdate ? " FOR UPDATE" : ""),
+                              args(std::to_string(id)));
+    if (!r)
+        co_return r.error();
+    if (r->last().rows.empty())
+        co_return usage("there is no backfill " + std::to_string(id), "`reprint history --spec S` lists them.");
+    const auto &row = r->last().rows.front();
+    BackfillRow b;
+    b.id = id;
+    b.model = *row[1];
+    b.kind = *row[2];
+    b.status = *row[3];
+    b.validation = *row[4];
+    b.validationMessage = *row[5];
+    b.transformHash = *row[6];
+    b.stageTable = *row[7];
+    b.operatorName = *row[8];
+    b.from = *row[9];
+    b.to = *row[10];
+    co_return b;
+}
+
+struct PublishPlan {
+    long long id = 0;
+    const Window *window = nullptr;
+    std::string stage;          // quoted
+    std::string archiveName;    // unquoted, in reprint_archive; empty: no archive (scheduled run)
+    std::string note, overrideReason, auditAction;
+};
+
+// Replaces the window's rows of the target with the stage's, inside the caller's open
+// transaction: archive (optional) and delete in one pass, insert, status, audit,
+// loads, claim released, stage dropped. The one publish path of runs and backfills.
+Task<Result<PublishOutcome>> replaceWindow(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan)
+{
+    PublishOutcome out;
+    out.id = plan.id;
+    const Window &w = *plan.window;
+    const Params bounds = {w.first().startText(), w.last().endText()};
+    const std::string where = " WHERE " + sql.column + " >= $1 AND " + sql.column + " < $2";
+    Result<Reply> r = Reply{};
+    if (!plan.archiveName.empty()) {
+        const std::string archive = quoteRelation("reprint_archive", plan.archiveName);
+        r = co_await c.query("CREATE TABLE " + archive + " (LIKE " + sql.target + " INCLUDING DEFAULTS)");
+        if (r)
+            r = co_await c.query("WITH gone AS (DELETE FROM " + sql.target + where + " RETURNING " + sql.columnList
+                                     + ") INSERT INTO " + archive + " (" + sql.columnList + ") SELECT " + sql.columnList
+                                     + " FROM gone",
+                                 bounds, kBounds);
+    } else {
+        r = co_await c.query("DELETE FROM " + sql.target + where, bounds, kBounds);
+    }
+    if (!r)
+        co_return r.error();
+    out.rowsReplaced = r->last().affectedRows;
+    r = co_await c.query("INSERT INTO " + sql.target + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM "
+                         + plan.stage);
+    if (!r)
+        co_return r.error();
+    out.rowsInserted = r->last().affectedRows;
+
+    std::vector<Value> starts, ends;
+    for (const Partition &p : w.partitions) {
+        starts.emplace_back(p.startText());
+        ends.emplace_back(p.endText());
+    }
+    r = co_await c.query("UPDATE reprint.backfills SET status = 'published', approver = current_user, note = $2, "
+                         "override_reason = $3, published_at = now(), updated_at = now(), archive_table = $4 "
+                         "WHERE id = $1 RETURNING approver",
+                         args(std::to_string(plan.id), plan.note, plan.overrideReason.empty() ? Value() : Value(plan.overrideReason),
+                          plan.archiveName.empty() ? Value() : Value(plan.archiveName)));
+    if (r) {
+        out.approver = r->last().scalar();
+        r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action, note, override_reason) VALUES ($1, $2, $3, $4)",
+                             args(std::to_string(plan.id), plan.auditAction, plan.note,
+                              plan.overrideReason.empty() ? Value() : Value(plan.overrideReason)));
+    }
+    if (r)
+        r = co_await c.query("INSERT INTO reprint.partition_loads (model, partition_start, partition_end, loaded_at, backfill_id) "
+                             "SELECT $1, s, e, now(), $4 FROM unnest($2::timestamptz[], $3::timestamptz[]) AS u(s, e) "
+                             "ON CONFLICT (model, partition_start) DO UPDATE SET partition_end = excluded.partition_end, "
+                             "loaded_at = excluded.loaded_at, backfill_id = excluded.backfill_id",
+                             args(sql.model->name, arrayLiteral(starts), arrayLiteral(ends), std::to_string(plan.id)));
+    if (r)
+        r = co_await c.query("DELETE FROM reprint.claims WHERE backfill_id = $1", args(std::to_string(plan.id)));
+    if (r)
+        r = co_await c.query("DROP TABLE IF EXISTS " + plan.stage);
+    if (!r)
+        co_return r.error();
+    co_return out;
+}
+
+// Creates the backfill row, claims the window, records its partitions and creates the
+// stage table, in one transaction. Returns the id, the stage (quoted) and any takeover.
+struct Recorded {
+    long long id = 0;
+    std::string stage;
+    std::string takeover;
+};
+
+Task<Result<Recorded>> recordAndClaim(warehouse::Connection &c, const ModelSql &sql, const Window &w,
+                                      const std::string &kind, const EngineOptions &opt)
+{
+    auto r = co_await c.execute("BEGIN");
+    if (!r)
+        co_return r.error();
+    r = co_await c.query("INSERT INTO reprint.backfills (model, target, kind, window_start, window_end, from_partition, "
+                         "to_partition, transform_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+                         args(w.model->name, w.model->target.display(), kind, w.first().startText(), w.last().endText(),
+                          w.first().name, w.last().name, sql.transformHash),
+                         oids(0, 0, 0, kTimestamptzOid, kTimestamptzOid));
+    if (!r) {
+        co_await rollback(c);
+        co_return r.error();
+    }
+    Recorded rec;
+    rec.id = std::stoll(r->last().scalar("0"));
+    auto claim = co_await claimWindow(c, rec.id, *w.model, w.first(), w.last(), opt);
+    if (!claim) {
+        co_await rollback(c);
+        co_return claim.error();
+    }
+    rec.takeover = *claim;
+    const std::string stageName = stageTableName(rec.id, *w.model);
+    rec.stage = quoteRelation("reprint_staging", stageName);
+    std::vector<Value> starts, ends, names;
+    for (const Partition &p : w.partitions) {
+        starts.emplace_back(p.startText());
+        ends.emplace_back(p.endText());
+        names.emplace_back(p.name);
+    }
+    r = co_await c.query("INSERT INTO reprint.backfill_partitions (backfill_id, partition_start, partition_end, partition) "
+                         "SELECT $1, s, e, n FROM unnest($2::timestamptz[], $3::timestamptz[], $4::text[]) AS u(s, e, n)",
+                         args(std::to_string(rec.id), arrayLiteral(starts), arrayLiteral(ends), arrayLiteral(names)));
+    if (r)
+        r = co_await c.query("CREATE TABLE " + rec.stage + " (LIKE " + sql.target + " INCLUDING DEFAULTS)");
+    if (r)
+        r = co_await c.query("CREATE INDEX ON " + rec.stage + " (" + sql.column + ")");
+    if (r)
+        r = co_await c.query("UPDATE reprint.backfills SET status = 'staging', stage_table = $2, updated_at = now() "
+                             "WHERE id = $1",
+                             args(std::to_string(rec.id), stageName));
+    if (r)
+        r = co_await c.execute("COMMIT");
+    if (!r) {
+        co_await rollback(c);
+        co_return r.error();
+    }
+    co_return rec;
+}
+
+// Marks a backfill failed (staging did not complete) and lets its lease lapse so that a
+// resume or another backfill can take the window.
+Task<void> markFailed(warehouse::Connection &c, long long id, const std::string &error)
+{
+    auto r = co_await c.query("UPDATE reprint.backfills SET status = 'failed', error = $2, updated_at = now() "
+                              "WHERE id = $1 AND status IN ('planned', 'staging')",
+                              args(std::to_string(id), error));
+    if (r)
+        r = co_await c.query("UPDATE reprint.claims SET lease_expires = now() WHERE backfill_id = $1", args(std::to_string(id)));
+    (void)r;
+}
+
+std::vector<std::string> staleDownstreamOf(const Spec &spec, const Window &w)
+{
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    std::deque<std::pair<const Model *, std::pair<QDateTime, QDateTime>>> todo;
+    todo.push_back({w.model, {w.first().start, w.last().end}});
+    while (!todo.empty()) {
+        auto [m, span] = todo.front();
+        todo.pop_front();
+        for (const Model *d : spec.dependants(m->name)) {
+            if (!seen.insert(d->name).second)
+                continue;
+            const PartitionScheme scheme = d->scheme();
+            const Partition a = scheme.containing(span.first);
+            const Partition b = scheme.containing(span.second.addSecs(-1));
+            out.push_back(d->name + " " + windowText(a, b));
+            todo.push_back({d, {a.start, b.end}});
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn progress, CancelTokenPtr cancel)
+{
+    if (!cancel)
+        cancel = std::make_shared<CancelToken>();
+    auto m = model(req.model);
+    if (!m)
+        co_return m.error();
+    auto w = windowOf(**m, req.from, req.to);
+    if (!w)
+        co_return w.error();
+    if (req.parallel < 1)
+        co_return usage("--parallel must be at least 1");
+    const int parallel = std::min({req.parallel, (*m)->maxParallel, static_cast<int>(w->partitions.size())});
+    auto s = co_await open(*m, cancel);
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    const ModelSql &sql = (*s)->sql;
+    auto emit = [&](const std::string &phase, long long id, const std::string &message) {
+        if (progress) {
+            BackfillEvent e;
+            e.backfillId = id;
+            e.phase = phase;
+            e.message = message;
+            e.total = static_cast<int>(w->partitions.size());
+            progress(e);
+        }
+    };
+
+    emit("claiming", 0, "claiming " + windowText(w->first(), w->last()) + " of " + (*m)->name);
+    auto rec = co_await recordAndClaim(c, sql, *w, "backfill", m_options);
+    if (!rec)
+        co_return rec.error();
+    BackfillOutcome outcome;
+    outcome.id = rec->id;
+    outcome.takeover = rec->takeover;
+    if (!rec->takeover.empty())
+        emit("claiming", rec->id, rec->takeover);
+
+    auto run = std::make_shared<StageRun>();
+    run->conninfo = m_conninfo;
+    run->model = *m;
+    run->sql = &sql;
+    run->id = rec->id;
+    run->stage = rec->stage;
+    run->cancel = cancel;
+    run->progress = progress;
+    run->total = static_cast<int>(w->partitions.size());
+    // Boundary partitions first: they are the likeliest to be wrong, so their review is
+    // ready earliest.
+    run->queue.emplace_back(w->first(), true);
+    if (w->partitions.size() > 1)
+        run->queue.emplace_back(w->last(), true);
+    for (std::size_t i = 1; i + 1 < w->partitions.size(); ++i)
+        run->queue.emplace_back(w->partitions[i], false);
+
+    emit("staging", rec->id, "staging " + std::to_string(w->partitions.size()) + " partition(s) over "
+                                 + std::to_string(parallel) + " connection(s)");
+    auto executor = co_await asio::this_coro::executor;
+    auto stop = std::make_shared<bool>(false);
+    auto hbTimer = std::make_shared<asio::steady_timer>(executor);
+    auto hbGroup = std::make_shared<JoinGroup>(executor);
+    spawnJoined(hbGroup, heartbeat(m_conninfo, rec->id, m_options, stop, hbTimer));
+    auto workers = std::make_shared<JoinGroup>(executor);
+    for (int i = 0; i < parallel; ++i)
+        spawnJoined(workers, stageWorker(run));
+    co_await joinAll(workers);
+    *stop = true;
+    hbTimer->cancel();
+    co_await joinAll(hbGroup);
+
+    if (cancel->isCancelled()) {
+        // Read back what was staged: a cancel may have arrived after a partition finished.
+        auto staged = co_await c.query("SELECT count(*) FILTER (WHERE state = 'staged'), count(*) "
+                                       "FROM reprint.backfill_partitions WHERE backfill_id = $1",
+                                       args(std::to_string(rec->id)));
+        const std::string counts = staged ? *staged->last().rows[0][0] + " of " + *staged->last().rows[0][1] : "some";
+        co_await markFailed(c, rec->id, "cancelled after " + counts + " partitions were staged");
+        co_return Error::make(ErrorKind::Cancelled,
+                              "backfill " + std::to_string(rec->id) + " was cancelled after " + counts
+                                  + " partitions were staged; nothing was published",
+                              "Its staged partitions are kept; abandon it with `reprint abandon "
+                                  + std::to_string(rec->id) + "` to free the window.");
+    }
+    if (run->firstFailure) {
+        Error e = *run->firstFailure;
+        const std::string where = run->firstFailurePartition.empty() ? "" : "partition " + run->firstFailurePartition + ": ";
+        co_await markFailed(c, rec->id, where + e.toSentence());
+        e.message = "backfill " + std::to_string(rec->id) + " failed: " + where + e.message;
+        co_return e;
+    }
+
+    emit("validating", rec->id, "validating " + windowText(w->first(), w->last()));
+    auto oldTotals = co_await readTotals(c, sql, sql.target, w->before, w->after);
+    if (!oldTotals)
+        co_return oldTotals.error();
+    auto newTotals = co_await readTotals(c, sql, rec->stage, w->first(), w->last());
+    if (!newTotals)
+        co_return newTotals.error();
+    auto checks = co_await readChecks(c, sql, w->before, w->after);
+    if (!checks)
+        co_return checks.error();
+    Validation v = validate(*w, *oldTotals, *newTotals, *checks);
+
+    std::vector<Value> starts, names, inScope, boundary, measures, olds, news, sources, verdicts;
+    for (const PartitionReview &p : v.partitions)
+        for (const MeasureTotals &mt : p.measures) {
+            starts.emplace_back(p.start);
+            names.emplace_back(p.partition);
+            inScope.emplace_back(p.inScope ? "t" : "f");
+            boundary.emplace_back(p.boundary ? "t" : "f");
+            measures.emplace_back(mt.measure);
+            olds.push_back(mt.oldValue);
+            news.push_back(mt.newValue);
+            sources.push_back(mt.source);
+            verdicts.emplace_back(toString(mt.verdict));
+        }
+    std::vector<Value> cvStarts, cvNames, cvValues;
+    for (const auto &[check, values] : *checks)
+        for (const auto &[p, value] : values) {
+            cvStarts.emplace_back(QDateTime::fromSecsSinceEpoch(p, QTimeZone::utc()).toString(Qt::ISODate).toStdString());
+            cvNames.emplace_back(check);
+            cvValues.push_back(value);
+        }
+    const std::string id = std::to_string(rec->id);
+    auto r = co_await c.execute("BEGIN");
+    if (r)
+        r = co_await c.query("DELETE FROM reprint.partition_totals WHERE backfill_id = $1", args(id));
+    if (r)
+        r = co_await c.query("DELETE FROM reprint.check_values WHERE backfill_id = $1", args(id));
+    if (r)
+        r = co_await c.query("INSERT INTO reprint.partition_totals (backfill_id, partition_start, partition, in_scope, "
+                             "boundary, measure, old, new, source, verdict) SELECT $1, * FROM unnest($2::timestamptz[], "
+                             "$3::text[], $4::boolean[], $5::boolean[], $6::text[], $7::numeric[], $8::numeric[], "
+                             "$9::numeric[], $10::text[])",
+                             args(id, arrayLiteral(starts), arrayLiteral(names), arrayLiteral(inScope), arrayLiteral(boundary),
+                              arrayLiteral(measures), arrayLiteral(olds), arrayLiteral(news), arrayLiteral(sources),
+                              arrayLiteral(verdicts)));
+    if (r)
+        r = co_await c.query("INSERT INTO reprint.check_values (backfill_id, partition_start, check_name, value) "
+                             "SELECT $1, * FROM unnest($2::timestamptz[], $3::text[], $4::numeric[])",
+                             args(id, arrayLiteral(cvStarts), arrayLiteral(cvNames), arrayLiteral(cvValues)));
+    if (!r) {
+        co_await rollback(c);
+        co_return r.error();
+    }
+    for (const Partition *p : {&w->first(), &w->last()}) {
+        if (p == &w->last() && w->partitions.size() == 1)
+            break;
+        auto d = co_await computeRowDiff(c, sql, rec->id, *p, rec->stage, m_options.sampleRows);
+        if (!d) {
+            co_await rollback(c);
+            co_return d.error();
+        }
+    }
+    r = co_await c.query("UPDATE reprint.backfills SET status = 'staged', validation = $2, validation_message = $3, "
+                         "staged_at = now(), validated_at = now(), updated_at = now() WHERE id = $1",
+                         args(id, v.passed ? "passed" : "failed", v.message.empty() ? Value() : Value(v.message)));
+    // Staged data waits for review as long as it takes: the claim no longer lapses.
+    if (r)
+        r = co_await c.query("UPDATE reprint.claims SET lease_expires = 'infinity', heartbeat_at = now() "
+                             "WHERE backfill_id = $1",
+                             args(id));
+    if (r)
+        r = co_await c.execute("COMMIT");
+    if (!r) {
+        co_await rollback(c);
+        co_return r.error();
+    }
+    outcome.validationPassed = v.passed;
+    outcome.staleDownstream = staleDownstreamOf(m_spec, *w);
+    auto review = co_await this->review(rec->id);
+    if (!review)
+        co_return review.error();
+    outcome.review = std::move(*review);
+    emit("done", rec->id, v.passed ? "validation passed" : "validation failed: " + v.message);
+    co_return outcome;
+}
+
+Task<Result<RunOutcome>> Engine::run(const std::string &modelName, const std::string &partition, CancelTokenPtr cancel)
+{
+    if (!cancel)
+        cancel = std::make_shared<CancelToken>();
+    auto m = model(modelName);
+    if (!m)
+        co_return m.error();
+    auto w = windowOf(**m, partition, partition);
+    if (!w)
+        co_return w.error();
+    auto s = co_await open(*m, cancel);
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    const ModelSql &sql = (*s)->sql;
+    auto rec = co_await recordAndClaim(c, sql, *w, "run", m_options);
+    if (!rec)
+        co_return rec.error();
+    StageRun run;
+    run.conninfo = m_conninfo;
+    run.model = *m;
+    run.sql = &sql;
+    run.id = rec->id;
+    run.stage = rec->stage;
+    run.cancel = cancel;
+    run.total = 1;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto staged = co_await stagePartition(c, run, w->first(), true);
+    if (!staged) {
+        co_await markFailed(c, rec->id, "partition " + partition + ": " + staged.error().toSentence());
+        auto drop = co_await c.query("DROP TABLE IF EXISTS " + rec->stage);
+        (void)drop;
+        auto released = co_await c.query("DELETE FROM reprint.claims WHERE backfill_id = $1", args(std::to_string(rec->id)));
+        (void)released;
+        Error e = staged.error();
+        e.message = "run of " + modelName + " " + partition + " failed: " + e.message;
+        co_return e;
+    }
+    auto r = co_await c.execute("BEGIN");
+    if (r)
+        r = co_await c.query("SELECT set_config('lock_timeout', $1, true), "
+                             "pg_advisory_xact_lock(hashtext('reprint.publish'), hashtext($2))",
+                             args(std::to_string(m_options.lockTimeoutMs) + "ms", modelName));
+    if (!r) {
+        co_await rollback(c);
+        co_return r.error();
+    }
+    PublishPlan plan;
+    plan.id = rec->id;
+    plan.window = &*w;
+    plan.stage = rec->stage;
+    plan.note = "scheduled run";
+    plan.auditAction = "run";
+    auto published = co_await replaceWindow(c, sql, plan);
+    if (published)
+        r = co_await c.execute("COMMIT");
+    if (!published || !r) {
+        const Error e = !published ? published.error() : r.error();
+        co_await rollback(c);
+        co_await markFailed(c, rec->id, e.toSentence());
+        co_return e;
+    }
+    RunOutcome out;
+    out.id = rec->id;
+    out.partition = w->first().name;
+    out.rows = published->rowsInserted;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    co_return out;
+}
+
+Task<Result<Review>> Engine::review(long long id)
+{
+    auto s = co_await open(nullptr, {});
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    auto b = co_await readBackfill(c, id, false);
+    if (!b)
+        co_return b.error();
+    Review rv;
+    rv.backfillId = id;
+    rv.model = b->model;
+    rv.status = b->status;
+    rv.validation = b->validation;
+    rv.validationMessage = b->validationMessage;
+    rv.from = b->from;
+    rv.to = b->to;
+    auto r = co_await c.query("SELECT partition, partition_start::text, in_scope::text, boundary::text, measure, "
+                              "old::text, new::text, source::text, verdict FROM reprint.partition_totals "
+                              "WHERE backfill_id = $1 ORDER BY partition_start, measure <> 'rows', measure",
+                              args(std::to_string(id)));
+    if (!r)
+        co_return r.error();
+    // Keep the spec's measure order when the model is known.
+    const Model *m = m_spec.model(b->model);
+    for (const auto &row : r->last().rows) {
+        if (rv.partitions.empty() || rv.partitions.back().partition != *row[0]) {
+            PartitionReview pr;
+            pr.partition = *row[0];
+            pr.start = *row[1];
+            pr.inScope = *row[2] == "true";
+            pr.boundary = *row[3] == "true";
+            rv.partitions.push_back(std::move(pr));
+        }
+        MeasureTotals mt;
+        mt.measure = *row[4];
+        mt.oldValue = row[5];
+        mt.newValue = row[6];
+        mt.source = row[7];
+        parseVerdict(*row[8], &mt.verdict);
+        rv.partitions.back().measures.push_back(std::move(mt));
+    }
+    if (m) {
+        const auto order = m->allMeasures();
+        for (auto &p : rv.partitions)
+            std::stable_sort(p.measures.begin(), p.measures.end(), [&](const MeasureTotals &a, const MeasureTotals &b) {
+                return std::find(order.begin(), order.end(), a.measure) < std::find(order.begin(), order.end(), b.measure);
+            });
+    }
+    co_return rv;
+}
+
+Task<Result<RowDiff>> Engine::rowDiff(long long id, const std::string &partition)
+{
+    auto conn = co_await connectTo(m_conninfo, nullptr, {});
+    if (!conn)
+        co_return conn.error();
+    auto b = co_await readBackfill(**conn, id, false);
+    if (!b)
+        co_return b.error();
+    auto m = model(b->model);
+    if (!m)
+        co_return m.error();
+    auto w = windowOf(**m, b->from, b->to);
+    if (!w)
+        co_return w.error();
+    auto p = w->scheme.parse(partition);
+    if (!p)
+        co_return p.error();
+    if (p->start < w->first().start || !(p->start < w->last().end))
+        co_return usage("partition " + partition + " is not in backfill " + std::to_string(id) + "'s window "
+                            + windowText(w->first(), w->last()),
+                        "Row diffs are kept for partitions inside the window.");
+    auto s = co_await open(*m, {});
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    auto stored = co_await c.query("SELECT added::text, removed::text, changed::text, sample::text, column_changes::text "
+                                   "FROM reprint.row_diffs WHERE backfill_id = $1 AND partition_start = $2",
+                                   args(std::to_string(id), p->startText()), oids(0, kTimestamptzOid));
+    if (!stored)
+        co_return stored.error();
+    if (!stored->last().rows.empty()) {
+        const auto &row = stored->last().rows.front();
+        RowDiff d;
+        d.backfillId = id;
+        d.partition = p->name;
+        d.added = std::stoll(*row[0]);
+        d.removed = std::stoll(*row[1]);
+        d.changed = std::stoll(*row[2]);
+        d.sampleJson = *row[3];
+        const QJsonObject counts = QJsonDocument::fromJson(QByteArray::fromStdString(*row[4])).object();
+        for (const std::string &col : (*s)->sql.columns)
+            if (counts.contains(QString::fromStdString(col)))
+                d.columnChanges.push_back({col, counts.value(QString::fromStdString(col)).toInteger()});
+        co_return d;
+    }
+    if (b->status != "staged" || b->stageTable.empty())
+        co_return usage("backfill " + std::to_string(id) + " is " + b->status + " and its staged rows are gone",
+                        "Row diffs are computed from the stage; only the boundary partitions' diffs are kept after publish.");
+    co_return co_await computeRowDiff(c, (*s)->sql, id, *p, quoteRelation("reprint_staging", b->stageTable),
+                                      m_options.sampleRows);
+}
+
+Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr cancel)
+{
+    if (req.note.empty())
+        co_return usage("publishing needs an approval note", "Pass --approve \"why this is right\".");
+    auto conn = co_await connectTo(m_conninfo, nullptr, cancel);
+    if (!conn)
+        co_return conn.error();
+    auto first = co_await readBackfill(**conn, req.id, false);
+    if (!first)
+        co_return first.error();
+    (*conn)->close();
+    auto m = model(first->model);
+    if (!m)
+        co_return m.error();
+    auto w = windowOf(**m, first->from, first->to);
+    if (!w)
+        co_return w.error();
+    auto s = co_await open(*m, cancel);
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    const ModelSql &sql = (*s)->sql;
+    const std::string id = std::to_string(req.id);
+
+    auto fail = [&](Error e) -> Task<Result<PublishOutcome>> {
+        co_await rollback(c);
+        co_return e;
+    };
+    auto r = co_await c.execute("BEGIN");
+    if (r)
+        r = co_await c.query("SELECT set_config('lock_timeout', $1, true), "
+                             "pg_advisory_xact_lock(hashtext('reprint.publish'), hashtext($2))",
+                             args(std::to_string(m_options.lockTimeoutMs) + "ms", (*m)->name));
+    if (!r)
+        co_return co_await fail(r.error());
+    auto b = co_await readBackfill(c, req.id, true);
+    if (!b)
+        co_return co_await fail(b.error());
+    if (b->status == "published")
+        co_return co_await fail(conflict("backfill " + id + " is already published; nothing was changed",
+                                         "`reprint history` shows when and by whom."));
+    if (b->status == "undone" || b->status == "abandoned")
+        co_return co_await fail(conflict("backfill " + id + " was " + b->status + " and cannot be published",
+                                         "Run a new backfill of the window."));
+    if (b->status != "staged")
+        co_return co_await fail(conflict("backfill " + id + " is " + b->status + ", not staged: there is nothing validated to publish",
+                                         b->status == "failed" ? "Abandon it (`reprint abandon " + id + "`) and run the backfill again."
+                                                               : "Wait until it has staged and validated."));
+    if (b->validation != "passed" && req.overrideReason.empty())
+        co_return co_await fail(Error::make(ErrorKind::Data,
+                                            "backfill " + id + " failed validation: " + b->validationMessage,
+                                            "Nothing was published. To publish anyway, give a reason with --override REASON."));
+    if ((*m)->approval == Approval::FourEyes) {
+        auto who = co_await c.query("SELECT current_user::text");
+        if (!who)
+            co_return co_await fail(who.error());
+        if (who->last().scalar() == b->operatorName)
+            co_return co_await fail(Error::make(ErrorKind::Permission,
+                                                "model " + (*m)->name + " needs four eyes: the approver must not be the operator ("
+                                                    + b->operatorName + ")",
+                                                "Ask another database user to publish backfill " + id + "."));
+    }
+    auto claim = co_await c.query("SELECT holder FROM reprint.claims WHERE backfill_id = $1", args(id));
+    if (!claim)
+        co_return co_await fail(claim.error());
+    if (claim->last().rows.empty())
+        co_return co_await fail(conflict("backfill " + id + " no longer holds its claim on the window",
+                                         "Its lease was taken over; run the backfill again."));
+    // The drift guard: what is published must be exactly what was validated.
+    if (sql.transformHash != b->transformHash)
+        co_return co_await fail(conflict("the transform of " + (*m)->name + " changed since backfill " + id + " was validated",
+                                         "Run the backfill again so that the review matches the code that runs."));
+    auto now = co_await readTotals(c, sql, sql.target, w->first(), w->last());
+    if (!now)
+        co_return co_await fail(now.error());
+    auto stored = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, partition, measure, old::text "
+                                   "FROM reprint.partition_totals WHERE backfill_id = $1 AND in_scope",
+                                   args(id));
+    if (!stored)
+        co_return co_await fail(stored.error());
+    for (const auto &row : stored->last().rows) {
+        const Value current = totalOf(*now, std::stoll(*row[0]), measureIndex(**m, *row[2]));
+        if (!agrees(current, row[3], 0))
+            co_return co_await fail(conflict("the target changed since validation: " + *row[1] + " " + *row[2] + " was "
+                                                 + row[3].value_or("NULL") + ", now " + current.value_or("NULL")
+                                                 + "; nothing was published",
+                                             "Something wrote the window after backfill " + id
+                                                 + " was validated. Abandon it and run the backfill again to re-validate."));
+    }
+    auto checksNow = co_await readChecks(c, sql, w->before, w->after);
+    if (!checksNow)
+        co_return co_await fail(checksNow.error());
+    auto storedChecks = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, check_name, value::text "
+                                         "FROM reprint.check_values WHERE backfill_id = $1",
+                                         args(id));
+    if (!storedChecks)
+        co_return co_await fail(storedChecks.error());
+    for (const auto &row : storedChecks->last().rows) {
+        const Value current = checkOf(*checksNow, *row[1], std::stoll(*row[0]));
+        if (!agrees(current, row[2], 0))
+            co_return co_await fail(conflict("the source changed since validation: check '" + *row[1] + "' was "
+                                                 + row[2].value_or("NULL") + ", now " + current.value_or("NULL"),
+                                             "Abandon backfill " + id + " and run it again to re-validate against the new source."));
+    }
+
+    PublishPlan plan;
+    plan.id = req.id;
+    plan.window = &*w;
+    plan.stage = quoteRelation("reprint_staging", b->stageTable);
+    plan.archiveName = "b" + id + "_" + (*m)->name;
+    plan.archiveName = plan.archiveName.substr(0, 63);
+    plan.note = req.note;
+    plan.overrideReason = req.overrideReason;
+    plan.auditAction = "publish";
+    auto out = co_await replaceWindow(c, sql, plan);
+    if (!out)
+        co_return co_await fail(out.error());
+    auto committed = co_await c.execute("COMMIT");
+    if (!committed) {
+        // The commit's outcome is unknown when the connection dropped: read it back.
+        auto again = co_await connectTo(m_conninfo, nullptr, {});
+        if (again) {
+            auto st = co_await readBackfill(**again, req.id, false);
+            if (st && st->status == "published")
+                co_return *out;
+        }
+        co_return committed.error();
+    }
+    co_return *out;
+}
+
+Task<Status> Engine::abandon(long long id)
+{
+    auto s = co_await open(nullptr, {});
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    const std::string ids = std::to_string(id);
+    auto r = co_await c.execute("BEGIN");
+    if (!r)
+        co_return r.error();
+    auto b = co_await readBackfill(c, id, true);
+    if (!b) {
+        co_await rollback(c);
+        co_return b.error();
+    }
+    if (b->status == "published" || b->status == "undone" || b->status == "abandoned") {
+        co_await rollback(c);
+        co_return conflict("backfill " + ids + " is " + b->status + "; only unpublished backfills can be abandoned",
+                           b->status == "published" ? "Use `reprint undo " + ids + "` to restore the replaced rows." : "");
+    }
+    if (b->status == "staging" || b->status == "planned") {
+        auto live = co_await c.query("SELECT holder, lease_expires::text FROM reprint.claims WHERE backfill_id = $1 "
+                                     "AND lease_expires >= now()",
+                                     args(ids));
+        if (!live) {
+            co_await rollback(c);
+            co_return live.error();
+        }
+        if (!live->last().rows.empty()) {
+            co_await rollback(c);
+            co_return conflict("backfill " + ids + " is still staging in " + *live->last().rows[0][0],
+                               "Cancel it there, or wait until its lease expires at " + *live->last().rows[0][1] + ".");
+        }
+    }
+    if (!b->stageTable.empty())
+        r = co_await c.query("DROP TABLE IF EXISTS " + quoteRelation("reprint_staging", b->stageTable));
+    if (r)
+        r = co_await c.query("UPDATE reprint.backfills SET status = 'abandoned', updated_at = now() WHERE id = $1", args(ids));
+    if (r)
+        r = co_await c.query("DELETE FROM reprint.claims WHERE backfill_id = $1", args(ids));
+    if (r)
+        r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action) VALUES ($1, 'abandon')", args(ids));
+    if (r)
+        r = co_await c.execute("COMMIT");
+    if (!r) {
+        co_await rollback(c);
+        co_return r.error();
+    }
+    co_return warehouse::ok();
+}
+
+} // namespace reprint::backfill

@@ -1,0 +1,163 @@
+#pragma once
+// The backfill engine: status, the scheduled run, backfill (claim, stage, validate),
+// review, row diff, publish, abandon and history. The CLI and the GUI call these same
+// functions; the scheduled run and the backfill share one stage and one publish path.
+//
+// Every operation is a coroutine on a warehouse io_context and opens the connections it
+// needs from Engine's conninfo. Thread affinity: an Engine and the coroutines it returns
+// run on one io_context thread. Progress callbacks are invoked on that thread; adapters
+// re-post them to the GUI thread as values.
+//
+// Cancel: pass a CancelToken; cancel() may be called from any thread. It cancels the
+// running statements through libpq's cancel API; the operation then returns an Error of
+// kind Cancelled after reading the backfill's state back from the database.
+
+#include "review.h"
+#include "spec.h"
+#include "warehouse/connection.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace reprint::backfill {
+
+using warehouse::Status;
+using warehouse::Task;
+
+// Shared between the operation and whoever may cancel it (a signal handler thread, the
+// GUI). Thread-safe.
+class CancelToken {
+public:
+    void cancel();
+    bool isCancelled() const { return m_cancelled.load(); }
+    // Registers a connection whose statements cancel() must interrupt.
+    void attach(const warehouse::CancelHandle &handle);
+
+private:
+    std::atomic<bool> m_cancelled{false};
+    std::mutex m_mutex;
+    std::vector<warehouse::CancelHandle> m_handles;
+};
+using CancelTokenPtr = std::shared_ptr<CancelToken>;
+
+struct EngineOptions {
+    int leaseSeconds = 120;       // a staging process's claim expires this long after its last heartbeat
+    int heartbeatSeconds = 20;
+    int lockTimeoutMs = 5000;     // publish never queues readers behind it longer than this
+    int sampleRows = 20;          // changed rows kept per boundary partition diff
+    std::string holder;           // host:pid; filled in by Engine when empty
+};
+
+// One partition's state while a backfill stages, as reported to progress callbacks and
+// stored in reprint.backfill_partitions.
+struct PartitionProgress {
+    enum class State { Queued, Staging, Staged, Failed };
+    std::string partition;
+    State state = State::Queued;
+    long long rows = 0;
+    double seconds = 0;
+    std::string error;
+    bool boundary = false;
+};
+const char *toString(PartitionProgress::State state);
+
+struct BackfillEvent {
+    long long backfillId = 0;
+    std::string phase;              // "claiming", "staging", "validating", "done"
+    PartitionProgress partition;    // set when phase == "staging"
+    int done = 0;                   // partitions staged or failed so far
+    int total = 0;
+    std::string message;            // a log line (engine events, server notices)
+};
+using ProgressFn = std::function<void(const BackfillEvent &)>;
+
+struct BackfillRequest {
+    std::string model;
+    std::string from;   // partition names, inclusive
+    std::string to;
+    int parallel = 1;
+};
+
+struct BackfillOutcome {
+    long long id = 0;
+    Review review;              // validated review (empty partitions when staging failed)
+    bool validationPassed = false;
+    std::string takeover;       // non-empty when an expired claim was taken over: says whose
+    std::vector<std::string> staleDownstream; // "model partition" made stale by this backfill
+};
+
+struct RunOutcome {
+    long long id = 0;
+    std::string partition;
+    long long rows = 0;
+    double seconds = 0;
+};
+
+struct PublishRequest {
+    long long id = 0;
+    std::string note;            // required
+    std::string overrideReason;  // required when validation failed
+};
+
+struct PublishOutcome {
+    long long id = 0;
+    long long rowsReplaced = 0;  // rows archived and deleted from the target
+    long long rowsInserted = 0;
+    std::string approver;
+};
+
+struct StatusRow {
+    Partition partition;
+    long long rows = 0;
+    std::vector<std::pair<std::string, std::string>> measures;   // name -> sum (text)
+    std::vector<std::pair<std::string, std::string>> checks;     // check name -> ok|mismatch|unknown
+    std::vector<std::pair<std::string, std::string>> checkValues; // check name -> source value
+    std::string loadedAt;        // ISO text, empty when unknown
+    std::string claimedBy;       // "backfill 7 (alice, staged)" when claimed
+};
+
+struct HistoryRow {
+    long long id = 0;
+    std::string model, kind, status, validation, from, to, operatorName, approver, note, overrideReason;
+    std::string createdAt, publishedAt, error;
+    bool leaseExpired = false;   // status staging but its holder is gone: resumable
+};
+
+class Engine {
+public:
+    Engine(const Spec &spec, std::string conninfo, EngineOptions options = {});
+
+    const Spec &spec() const { return m_spec; }
+    const std::string &conninfo() const { return m_conninfo; }
+    // The model by name, or a Usage error listing the spec's models.
+    Result<const Model *> model(const std::string &name) const;
+
+    Task<Result<int>> init();   // returns the schema version now in place
+    Task<Result<std::vector<StatusRow>>> status(const std::string &model, const std::string &from,
+                                                const std::string &to, CancelTokenPtr cancel = {});
+    Task<Result<RunOutcome>> run(const std::string &model, const std::string &partition, CancelTokenPtr cancel = {});
+    Task<Result<BackfillOutcome>> backfill(BackfillRequest request, ProgressFn progress = {},
+                                           CancelTokenPtr cancel = {});
+    Task<Result<Review>> review(long long id);
+    Task<Result<RowDiff>> rowDiff(long long id, const std::string &partition);
+    Task<Result<PublishOutcome>> publish(PublishRequest request, CancelTokenPtr cancel = {});
+    Task<Status> abandon(long long id);
+    Task<Result<std::vector<HistoryRow>>> history(const std::string &model = {});
+
+    // The transform's identity: sha256 of its SQL text with references resolved.
+    Result<std::string> transformHash(const Model &model) const;
+
+private:
+    struct Session;
+    Task<Result<std::shared_ptr<Session>>> open(const Model *model, CancelTokenPtr cancel);
+
+    Spec m_spec;
+    std::string m_conninfo;
+    EngineOptions m_options;
+};
+
+} // namespace reprint::backfill

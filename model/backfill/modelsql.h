@@ -1,0 +1,55 @@
+#pragma once
+// The SQL the engine runs for one model, built once from the spec and the target's
+// catalog. Identifiers are always quoted; values are always parameters: every statement
+// here takes the partition bounds as $1 (start) and $2 (end), typed timestamptz.
+//
+// Internal to the engine.
+
+#include "spec.h"
+#include "warehouse/connection.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace reprint::backfill {
+
+struct BoundCheck {
+    const Check *check = nullptr;
+    std::string sql;  // SELECT p (epoch of the partition start), v (value text) for [$1, $2)
+};
+
+struct ModelSql {
+    const Model *model = nullptr;
+    std::string target;               // quoted schema.table
+    std::string column;               // quoted partition column
+    std::vector<std::string> columns; // the target's insertable columns, unquoted, in order
+    std::string columnList;           // quoted and comma-separated
+    std::string transform;            // the transform with $1/$2, references resolved
+    std::string transformHash;
+    std::vector<BoundCheck> checks;
+
+    // Per partition of [$1, $2) of `relation`: p (epoch of the partition start), rows,
+    // then one sum per declared measure, all as text. $3 grain, $4 timezone.
+    std::string totals(const std::string &relation) const;
+    // Builds [$1, $2) into `stage`: returns rows, leaked, example (a partition-column value
+    // outside the bounds). $1/$2 as everywhere.
+    std::string stageInsert(const std::string &stage) const;
+    // Row-level diff by key of [$1, $2) between the target and `stage`. $3 sample size.
+    std::string rowDiff(const std::string &stage) const;
+    // Parameters $3 and $4 of totals().
+    std::string grainText() const;
+};
+
+// Reads the target's columns and checks that the partition column, key and measures
+// exist (a Spec error naming the spec's line otherwise); binds the transform and checks.
+warehouse::Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &spec, const Model &model);
+
+// The relation each model name stands for in {{ name }} references during a scheduled
+// run: the upstream model's target.
+std::map<std::string, std::string> scheduledRelations(const Spec &spec);
+
+// A PostgreSQL array literal of text values ({"a","b",NULL}), for unnest($n::type[]).
+std::string arrayLiteral(const std::vector<warehouse::Value> &values);
+
+} // namespace reprint::backfill

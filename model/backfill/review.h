@@ -1,0 +1,60 @@
+#pragma once
+// The stored review of a backfill: old, new and source totals per partition and
+// measure, with verdicts; and the row-level diff of a partition by key.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace reprint::backfill {
+
+enum class Verdict { Unchanged, Expected, Unexpected, MismatchSource };
+const char *toString(Verdict verdict);
+bool parseVerdict(const std::string &text, Verdict *out);
+
+struct MeasureTotals {
+    std::string measure;
+    std::optional<std::string> oldValue;  // numeric text; nullopt: none (e.g. SUM of no rows)
+    std::optional<std::string> newValue;
+    std::optional<std::string> source;    // the first check's value; nullopt: no check
+    Verdict verdict = Verdict::Unchanged;
+};
+
+struct PartitionReview {
+    std::string partition;  // name
+    std::string start;      // ISO instant
+    bool inScope = false;
+    bool boundary = false;  // first or last in the window, or just outside it
+    std::vector<MeasureTotals> measures;  // "rows" first
+};
+
+struct Review {
+    long long backfillId = 0;
+    std::string model;
+    std::string status;
+    std::string validation;          // passed | failed | empty (not validated yet)
+    std::string validationMessage;   // why it failed, and what to do
+    std::string from, to;
+    std::vector<PartitionReview> partitions;
+};
+
+struct ColumnChange {
+    std::string column;
+    long long count = 0;
+};
+
+struct RowDiff {
+    long long backfillId = 0;
+    std::string partition;
+    long long added = 0;
+    long long removed = 0;
+    long long changed = 0;
+    std::vector<ColumnChange> columnChanges;
+    std::string sampleJson;  // [{"change": "changed|added|removed", "key": {...}, "old": {...}, "new": {...}}]
+};
+
+// Relative comparison: |a - b| <= tolerance * max(|a|, |b|); exact when tolerance is 0.
+// Missing values compare equal only to missing or zero.
+bool agrees(const std::optional<std::string> &a, const std::optional<std::string> &b, double tolerance);
+
+} // namespace reprint::backfill

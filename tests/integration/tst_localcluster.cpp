@@ -1,0 +1,225 @@
+// LocalCluster against the installed PostgreSQL server: fresh start, reuse, a stale
+// postmaster.pid after kill -9, the unprivileged server account, and socket-only access.
+#include "testsupport.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTest>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace reprint;
+using warehouse::LocalCluster;
+
+namespace {
+
+uid_t processUid(pid_t pid)
+{
+    QFile f(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!f.open(QIODevice::ReadOnly))
+        return static_cast<uid_t>(-1);
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.startsWith("Uid:"))
+            return static_cast<uid_t>(line.mid(4).simplified().split(' ').value(1).toUInt()); // effective uid
+    }
+    return static_cast<uid_t>(-1);
+}
+
+bool waitGone(pid_t pid, int ms)
+{
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < ms) {
+        if (::kill(pid, 0) != 0 && errno == ESRCH)
+            return true;
+        QTest::qWait(20);
+    }
+    return false;
+}
+
+void removeTree(const std::string &dir)
+{
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+}
+
+} // namespace
+
+class TestLocalCluster : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(!LocalCluster::serverBinDir().empty(), "no PostgreSQL server installed");
+    }
+
+    void freshStartThenReuse()
+    {
+        const std::string dir = test::testDir() + "/fresh";
+        removeTree(dir);
+        LocalCluster cluster(dir);
+        QVERIFY(!cluster.exists());
+        QVERIFY(!cluster.isRunning());
+
+        QElapsedTimer t;
+        t.start();
+        const auto started = cluster.start();
+        QVERIFY2(started.ok(), started.ok() ? "" : started.error().toSentence().c_str());
+        qInfo("initdb + start: %lld ms", static_cast<long long>(t.elapsed()));
+        QVERIFY(cluster.exists());
+        QVERIFY(cluster.isRunning());
+
+        auto made = test::execute(cluster.conninfo(), "CREATE TABLE kept (v int); INSERT INTO kept VALUES (42)");
+        QVERIFY2(made.ok(), made.ok() ? "" : made.error().toSentence().c_str());
+
+        // Starting a running cluster is a no-op.
+        QVERIFY(cluster.start().ok());
+
+        const auto stopped = cluster.stop();
+        QVERIFY2(stopped.ok(), stopped.ok() ? "" : stopped.error().toSentence().c_str());
+        QVERIFY(!cluster.isRunning());
+        QVERIFY(cluster.stop().ok());
+
+        t.restart();
+        LocalCluster again(dir);
+        const auto restarted = again.start();
+        QVERIFY2(restarted.ok(), restarted.ok() ? "" : restarted.error().toSentence().c_str());
+        qInfo("reuse start: %lld ms", static_cast<long long>(t.elapsed()));
+        auto kept = test::query(again.conninfo(), "SELECT v FROM kept");
+        QVERIFY2(kept.ok(), kept.ok() ? "" : kept.error().toSentence().c_str());
+        QCOMPARE(kept->last().scalar(), std::string("42"));
+        QVERIFY(again.stop().ok());
+    }
+
+    void socketOnly()
+    {
+        LocalCluster &cluster = test::privateCluster();
+        QVERIFY(cluster.isRunning());
+        auto listen = test::query(cluster.conninfo(), "SHOW listen_addresses");
+        QVERIFY2(listen.ok(), listen.ok() ? "" : listen.error().toSentence().c_str());
+        QCOMPARE(listen->last().scalar("?"), std::string());
+        auto sockets = test::query(cluster.conninfo(), "SHOW unix_socket_directories");
+        QVERIFY(sockets.ok());
+        QCOMPARE(sockets->last().scalar(), cluster.socketDir());
+        auto rules = test::query(cluster.conninfo(),
+                                 "SELECT count(*) FILTER (WHERE type <> 'local' OR auth_method <> 'trust'), count(*) "
+                                 "FROM pg_hba_file_rules");
+        QVERIFY(rules.ok());
+        QCOMPARE(rules->last().rows[0][0].value_or("?"), std::string("0"));
+        QCOMPARE(rules->last().rows[0][1].value_or("?"), std::string("1"));
+        // This very connection came through the socket.
+        auto port = test::query(cluster.conninfo(), "SELECT inet_server_addr() IS NULL");
+        QVERIFY(port.ok());
+        QCOMPARE(port->last().scalar(), std::string("t"));
+    }
+
+    void serverRunsUnprivileged()
+    {
+        LocalCluster &cluster = test::privateCluster();
+        const pid_t pid = cluster.serverPid();
+        QVERIFY(pid > 0);
+        const uid_t uid = processUid(pid);
+        QVERIFY(uid != static_cast<uid_t>(-1));
+        if (::geteuid() == 0) {
+            QVERIFY2(uid != 0, "the server runs as root");
+            const passwd *pw = ::getpwuid(uid);
+            QVERIFY(pw);
+            QCOMPARE(std::string(pw->pw_name), cluster.superuser());
+            struct stat st{};
+            QCOMPARE(::stat(cluster.dataDir().c_str(), &st), 0);
+            QCOMPARE(st.st_uid, uid);
+        } else {
+            QCOMPARE(uid, ::geteuid());
+        }
+        auto who = test::query(cluster.conninfo(), "SELECT current_user, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)");
+        QVERIFY(who.ok());
+        QCOMPARE(who->last().rows[0][0].value_or(""), cluster.superuser());
+        QCOMPARE(who->last().rows[0][1].value_or(""), std::string("t"));
+    }
+
+    void stalePidAfterKill9()
+    {
+        LocalCluster &cluster = test::privateCluster();
+        const pid_t pid = cluster.serverPid();
+        QVERIFY(pid > 0);
+        QCOMPARE(::kill(pid, SIGKILL), 0);
+        QVERIFY(waitGone(pid, 10000));
+        QVERIFY(QFile::exists(QString::fromStdString(cluster.dataDir() + "/postmaster.pid")));
+        QVERIFY(!cluster.isRunning());
+
+        QElapsedTimer t;
+        t.start();
+        const auto started = cluster.start();
+        QVERIFY2(started.ok(), started.ok() ? "" : started.error().toSentence().c_str());
+        qInfo("start after kill -9: %lld ms", static_cast<long long>(t.elapsed()));
+        QVERIFY(cluster.serverPid() > 0);
+        QVERIFY(cluster.serverPid() != pid);
+        auto one = test::query(cluster.conninfo(), "SELECT 1");
+        QVERIFY2(one.ok(), one.ok() ? "" : one.error().toSentence().c_str());
+    }
+
+    void stalePidOfAnotherProcess()
+    {
+        // A pid file naming a live process that is not this cluster's postgres (pid reuse
+        // after a reboot): PostgreSQL itself would refuse to start.
+        LocalCluster &cluster = test::privateCluster();
+        QVERIFY(cluster.stop().ok());
+        const std::string pidFile = cluster.dataDir() + "/postmaster.pid";
+        {
+            std::ofstream out(pidFile);
+            out << ::getpid() << "\n" << cluster.dataDir() << "\n";
+        }
+        QVERIFY(!cluster.isRunning());
+        const auto started = cluster.start();
+        QVERIFY2(started.ok(), started.ok() ? "" : started.error().toSentence().c_str());
+        QVERIFY(cluster.isRunning());
+        QVERIFY(cluster.serverPid() != ::getpid());
+    }
+
+    void refusesForeignDirectory()
+    {
+        const std::string dir = test::testDir() + "/foreign";
+        removeTree(dir);
+        QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
+        {
+            std::ofstream(dir + "/notes.txt") << "not a cluster\n";
+        }
+        LocalCluster cluster(dir);
+        const auto started = cluster.start();
+        QVERIFY(!started.ok());
+        QCOMPARE(started.error().kind, warehouse::ErrorKind::Usage);
+        QVERIFY(!QFile::exists(QString::fromStdString(dir + "/data")));
+        struct stat st{};
+        QCOMPARE(::stat((dir + "/notes.txt").c_str(), &st), 0);
+        QCOMPARE(st.st_uid, ::geteuid());
+    }
+
+    void unreachableDirectory()
+    {
+        if (::geteuid() != 0)
+            QSKIP("only root hands the server to another account");
+        const std::string locked = test::testDir() + "/locked";
+        removeTree(locked);
+        QVERIFY(QDir().mkpath(QString::fromStdString(locked)));
+        QCOMPARE(::chmod(locked.c_str(), 0700), 0);
+        LocalCluster cluster(locked + "/cluster");
+        const auto started = cluster.start();
+        QVERIFY(!started.ok());
+        QCOMPARE(started.error().kind, warehouse::ErrorKind::Usage);
+        const std::string message = started.error().toSentence();
+        QVERIFY2(message.find(locked) != std::string::npos, message.c_str());
+        QVERIFY2(message.find("chmod o+x") != std::string::npos, message.c_str());
+        QVERIFY(!LocalCluster::reachability(locked + "/cluster", cluster.superuser()).empty());
+        QVERIFY(LocalCluster::reachability(test::testDir(), cluster.superuser()).empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLocalCluster)
+#include "tst_localcluster.moc"
