@@ -1,4 +1,302 @@
+// The engine's subcommands: init, status, run, backfill, diff, publish, abandon, history.
+// Each parses its flags, loads the spec, runs one engine coroutine on an io_context on
+// this thread, and prints the result as a table, JSON or CSV.
 #include "commands.h"
+#include "output.h"
+
+#include "backfill/engine.h"
+#include "backfill/spec.h"
+#include "warehouse/iothread.h"
+
+#include <QCommandLineParser>
+#include <QTextStream>
+
+#include <boost/asio/signal_set.hpp>
+
+#include <csignal>
+#include <thread>
+#include <unistd.h>
+
 namespace reprint::cli {
-int engineCommand(const QString &, const QStringList &) { return ExitUsage; }
+
+using backfill::Engine;
+using warehouse::Error;
+using warehouse::ErrorKind;
+
+namespace {
+
+QTextStream &err()
+{
+    static QTextStream s(stderr);
+    return s;
 }
+
+int exitCodeFor(const Error &e)
+{
+    switch (e.kind) {
+    case ErrorKind::Usage:
+    case ErrorKind::Spec:
+    case ErrorKind::Syntax:
+        return ExitUsage;
+    case ErrorKind::Validation:
+        return ExitValidation;
+    case ErrorKind::Conflict:
+        return ExitConflict;
+    case ErrorKind::Cancelled:
+        return ExitCancelled;
+    case ErrorKind::Connection:
+    case ErrorKind::Permission:
+    case ErrorKind::Data:
+    case ErrorKind::Internal:
+        return ExitDatabase;
+    }
+    return ExitDatabase;
+}
+
+int fail(const Error &e)
+{
+    err() << "reprint: " << QString::fromStdString(e.message);
+    if (!e.detail.empty())
+        err() << " (" << QString::fromStdString(e.detail) << ")";
+    err() << "\n";
+    if (!e.hint.empty())
+        err() << "  " << QString::fromStdString(e.hint) << "\n";
+    err().flush();
+    return exitCodeFor(e);
+}
+
+int usageError(const QString &message, const QString &hint = {})
+{
+    return fail(Error::make(ErrorKind::Usage, message.toStdString(), hint.toStdString()));
+}
+
+struct Command {
+    QString name;
+    QString synopsis;
+    bool needsModel = false;
+    bool needsId = false;
+};
+
+// Runs `task` on an io_context on this thread. SIGINT/SIGTERM cancel through `cancel`
+// (on a separate thread: PQcancel blocks); a second signal exits at once with 5.
+template <typename T>
+T runWithSignals(warehouse::Task<T> task, const backfill::CancelTokenPtr &cancel)
+{
+    boost::asio::io_context io;
+    boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+    int received = 0;
+    std::function<void(const boost::system::error_code &, int)> onSignal = [&](const boost::system::error_code &ec, int) {
+        if (ec)
+            return;
+        if (++received > 1) {
+            static const char msg[] = "reprint: interrupted again; exiting now (nothing is half-published)\n";
+            (void)!::write(2, msg, sizeof msg - 1);
+            ::_exit(ExitCancelled);
+        }
+        err() << "reprint: cancelling (press Ctrl-C again to exit at once)...\n";
+        err().flush();
+        std::thread([cancel] { cancel->cancel(); }).detach();
+        signals.async_wait(onSignal);
+    };
+    signals.async_wait(onSignal);
+    std::optional<T> out;
+    warehouse::asio::co_spawn(io, std::move(task), [&](std::exception_ptr e, T value) {
+        signals.cancel();
+        if (e)
+            std::rethrow_exception(e);
+        out.emplace(std::move(value));
+    });
+    io.run();
+    return std::move(*out);
+}
+
+} // namespace
+
+int engineCommand(const QString &command, const QStringList &arguments)
+{
+    static const QList<Command> commands = {
+        {QStringLiteral("init"), QStringLiteral("init --spec S"), false, false},
+        {QStringLiteral("status"), QStringLiteral("status --spec S --model M --from P --to P"), true, false},
+        {QStringLiteral("run"), QStringLiteral("run --spec S --model M --partition P"), true, false},
+        {QStringLiteral("backfill"), QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N]"), true, false},
+        {QStringLiteral("diff"), QStringLiteral("diff --spec S ID [--rows P]"), false, true},
+        {QStringLiteral("publish"), QStringLiteral("publish --spec S ID --approve NOTE [--override REASON]"), false, true},
+        {QStringLiteral("abandon"), QStringLiteral("abandon --spec S ID"), false, true},
+        {QStringLiteral("history"), QStringLiteral("history --spec S [--model M]"), false, false},
+    };
+    const Command *cmd = nullptr;
+    for (const Command &c : commands)
+        if (c.name == command)
+            cmd = &c;
+    if (!cmd)
+        return usageError(QStringLiteral("unknown command '%1'").arg(command), QStringLiteral("Run `reprint --help` for the commands."));
+
+    QCommandLineParser parser;
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption spec(QStringLiteral("spec"), QStringLiteral("The spec file."), QStringLiteral("S"));
+    const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("Connection: conninfo, URI or service=NAME."), QStringLiteral("CONNINFO"));
+    const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("table, json or csv."), QStringLiteral("F"), QStringLiteral("table"));
+    const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("The model."), QStringLiteral("M"));
+    const QCommandLineOption from(QStringLiteral("from"), QStringLiteral("First partition."), QStringLiteral("P"));
+    const QCommandLineOption to(QStringLiteral("to"), QStringLiteral("Last partition."), QStringLiteral("P"));
+    const QCommandLineOption partition(QStringLiteral("partition"), QStringLiteral("The partition."), QStringLiteral("P"));
+    const QCommandLineOption parallel(QStringLiteral("parallel"), QStringLiteral("Staging connections."), QStringLiteral("N"), QStringLiteral("1"));
+    const QCommandLineOption rows(QStringLiteral("rows"), QStringLiteral("Row-level diff of this partition."), QStringLiteral("P"));
+    const QCommandLineOption approve(QStringLiteral("approve"), QStringLiteral("Approval note."), QStringLiteral("NOTE"));
+    const QCommandLineOption override_(QStringLiteral("override"), QStringLiteral("Reason to publish a failed validation."), QStringLiteral("REASON"));
+    const QCommandLineOption refresh(QStringLiteral("refresh"), QStringLiteral("Recompute (status is always fresh)."));
+    parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh});
+    parser.addHelpOption();
+    if (!parser.parse(QStringList{QStringLiteral("reprint ") + command} + arguments))
+        return usageError(parser.errorText(), QStringLiteral("usage: reprint ") + cmd->synopsis);
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << "usage: reprint " << cmd->synopsis << "\n";
+        return ExitOk;
+    }
+
+    Format fmt;
+    if (!parseFormat(parser.value(format), &fmt))
+        return usageError(QStringLiteral("--format '%1' is not one of table, json, csv").arg(parser.value(format)));
+    if (!parser.isSet(spec))
+        return usageError(QStringLiteral("%1 needs --spec FILE").arg(command), QStringLiteral("usage: reprint ") + cmd->synopsis);
+    auto loaded = backfill::loadSpec(parser.value(spec).toStdString());
+    if (!loaded)
+        return fail(loaded.error());
+    const std::string conninfo = parser.isSet(db) ? parser.value(db).toStdString() : loaded->warehouse;
+    Engine engine(*loaded, conninfo);
+
+    long long id = 0;
+    if (cmd->needsId) {
+        const QStringList pos = parser.positionalArguments();
+        bool ok = false;
+        id = pos.size() == 1 ? pos.first().toLongLong(&ok) : 0;
+        if (!ok || id <= 0)
+            return usageError(QStringLiteral("%1 needs one backfill ID").arg(command), QStringLiteral("usage: reprint ") + cmd->synopsis
+                                                                                              + QStringLiteral("; `reprint history` lists the IDs."));
+    } else if (!parser.positionalArguments().isEmpty()) {
+        return usageError(QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first()),
+                          QStringLiteral("usage: reprint ") + cmd->synopsis);
+    }
+    if (cmd->needsModel && !parser.isSet(model))
+        return usageError(QStringLiteral("%1 needs --model M").arg(command), QStringLiteral("usage: reprint ") + cmd->synopsis);
+    const std::string modelName = parser.value(model).toStdString();
+    auto cancel = std::make_shared<backfill::CancelToken>();
+    Output out(fmt);
+
+    if (command == QLatin1String("init")) {
+        auto r = runWithSignals(engine.init(), cancel);
+        if (!r)
+            return fail(r.error());
+        err() << "reprint: the warehouse's Reprint schema is at version " << *r << "\n";
+        return ExitOk;
+    }
+    if (command == QLatin1String("status")) {
+        if (!parser.isSet(from) || !parser.isSet(to))
+            return usageError(QStringLiteral("status needs --from P --to P"), QStringLiteral("usage: reprint ") + cmd->synopsis);
+        auto r = runWithSignals(engine.status(modelName, parser.value(from).toStdString(), parser.value(to).toStdString(), cancel), cancel);
+        if (!r)
+            return fail(r.error());
+        out.status(**engine.model(modelName), *r);
+        return ExitOk;
+    }
+    if (command == QLatin1String("run")) {
+        if (!parser.isSet(partition))
+            return usageError(QStringLiteral("run needs --partition P"), QStringLiteral("usage: reprint ") + cmd->synopsis);
+        auto r = runWithSignals(engine.run(modelName, parser.value(partition).toStdString(), cancel), cancel);
+        if (!r)
+            return fail(r.error());
+        out.run(*r);
+        return ExitOk;
+    }
+    if (command == QLatin1String("backfill")) {
+        if (!parser.isSet(from) || !parser.isSet(to))
+            return usageError(QStringLiteral("backfill needs --from P --to P"), QStringLiteral("usage: reprint ") + cmd->synopsis);
+        bool ok = false;
+        backfill::BackfillRequest req;
+        req.model = modelName;
+        req.from = parser.value(from).toStdString();
+        req.to = parser.value(to).toStdString();
+        req.parallel = parser.value(parallel).toInt(&ok);
+        if (!ok || req.parallel < 1)
+            return usageError(QStringLiteral("--parallel '%1' is not a whole number of at least 1").arg(parser.value(parallel)));
+        const bool tty = ::isatty(2) && fmt == Format::Table;
+        auto progress = [tty](const backfill::BackfillEvent &e) {
+            if (!tty)
+                return;
+            if (e.phase == "staging" && !e.partition.partition.empty())
+                err() << "\r\033[K" << QString::fromStdString(e.partition.partition) << " "
+                      << backfill::toString(e.partition.state) << "  (" << e.done << "/" << e.total << " done)";
+            else if (!e.message.empty())
+                err() << "\r\033[K" << QString::fromStdString(e.message) << "\n";
+            err().flush();
+        };
+        auto r = runWithSignals(engine.backfill(req, progress, cancel), cancel);
+        if (tty)
+            err() << "\r\033[K";
+        if (!r)
+            return fail(r.error());
+        if (!r->takeover.empty())
+            err() << "reprint: " << QString::fromStdString(r->takeover) << "\n";
+        err() << "reprint: backfill " << r->id << " staged and validated" << (r->validationPassed ? "" : " (validation FAILED)") << "\n";
+        out.review(r->review);
+        for (const std::string &s : r->staleDownstream)
+            err() << "reprint: warning: downstream " << QString::fromStdString(s) << " will be stale after publishing; "
+                  << "backfill it too (or use --cascade when it lands).\n";
+        if (!r->validationPassed) {
+            err() << "reprint: validation failed: " << QString::fromStdString(r->review.validationMessage) << "\n"
+                  << "  Backfill " << r->id << " keeps its claim: publish it with --override REASON, or free the window with `reprint abandon "
+                  << r->id << "`.\n";
+            err().flush();
+            return ExitValidation;
+        }
+        err() << "  Review it, then: reprint publish --spec " << parser.value(spec) << " " << r->id << " --approve \"NOTE\"\n";
+        err().flush();
+        return ExitOk;
+    }
+    if (command == QLatin1String("diff")) {
+        if (parser.isSet(rows)) {
+            auto r = runWithSignals(engine.rowDiff(id, parser.value(rows).toStdString()), cancel);
+            if (!r)
+                return fail(r.error());
+            out.rowDiff(*r);
+            return ExitOk;
+        }
+        auto r = runWithSignals(engine.review(id), cancel);
+        if (!r)
+            return fail(r.error());
+        out.review(*r);
+        return ExitOk;
+    }
+    if (command == QLatin1String("publish")) {
+        if (!parser.isSet(approve) || parser.value(approve).trimmed().isEmpty())
+            return usageError(QStringLiteral("publish needs --approve NOTE"), QStringLiteral("Say why the review is right: it is stored with the publish."));
+        backfill::PublishRequest req;
+        req.id = id;
+        req.note = parser.value(approve).toStdString();
+        req.overrideReason = parser.value(override_).toStdString();
+        if (parser.isSet(override_) && parser.value(override_).trimmed().isEmpty())
+            return usageError(QStringLiteral("--override needs a reason"));
+        auto r = runWithSignals(engine.publish(req, cancel), cancel);
+        if (!r)
+            return fail(r.error());
+        out.publish(*r);
+        return ExitOk;
+    }
+    if (command == QLatin1String("abandon")) {
+        auto r = runWithSignals(engine.abandon(id), cancel);
+        if (!r)
+            return fail(r.error());
+        err() << "reprint: backfill " << id << " abandoned; its staging was dropped and its claim released\n";
+        return ExitOk;
+    }
+    if (command == QLatin1String("history")) {
+        auto r = runWithSignals(engine.history(modelName), cancel);
+        if (!r)
+            return fail(r.error());
+        out.history(*r);
+        return ExitOk;
+    }
+    return usageError(QStringLiteral("unknown command '%1'").arg(command));
+}
+
+} // namespace reprint::cli

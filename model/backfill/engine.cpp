@@ -1384,7 +1384,7 @@ Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr 
                                          b->status == "failed" ? "Abandon it (`reprint abandon " + id + "`) and run the backfill again."
                                                                : "Wait until it has staged and validated."));
     if (b->validation != "passed" && req.overrideReason.empty())
-        co_return co_await fail(Error::make(ErrorKind::Data,
+        co_return co_await fail(Error::make(ErrorKind::Validation,
                                             "backfill " + id + " failed validation: " + b->validationMessage,
                                             "Nothing was published. To publish anyway, give a reason with --override REASON."));
     if ((*m)->approval == Approval::FourEyes) {

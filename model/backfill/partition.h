@@ -8,7 +8,10 @@
 //   hour  2026-03-10T14     day  2026-03-10     week  2026-W11 (or the Monday, 2026-03-09)
 //   month 2026-03
 // An hour name that is ambiguous in the timezone takes its first occurrence; the second
-// is written with its offset, 2026-10-25T02+01:00.
+// is written with its offset, 2026-10-25T02+01:00. parse() also accepts any hour written
+// with its offset. An hour (or day) that the clocks skip is no partition, and parsing its
+// name is an error. A partition starts at the first instant of its hour, day, week or
+// month, so a day whose midnight is skipped starts when the clocks resume.
 
 #include "warehouse/error.h"
 

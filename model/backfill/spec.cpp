@@ -203,6 +203,12 @@ public:
 
     bool fail(const YAML::Node &node, const std::string &path, const std::string &what)
     {
+        // yaml-cpp places an empty value at the next token, often on the next line;
+        // its key is where the reader should look.
+        if (node.IsNull()) {
+            if (const auto key = m_keyOfEmptyValue.find(path); key != m_keyOfEmptyValue.end())
+                return fail(key->second, path, what);
+        }
         return fail(node.Mark(), path, what);
     }
 
@@ -250,6 +256,8 @@ private:
                             "duplicate key (first given at line "
                                 + std::to_string(out->at(name).key.Mark().line + 1) + ")");
             (*out)[name] = Entry{key, it->second};
+            if (it->second.IsNull())
+                m_keyOfEmptyValue[child(path, name)] = key.Mark();
         }
         return true;
     }
@@ -578,6 +586,7 @@ private:
 
     std::string m_file;
     QString m_dir;
+    std::map<std::string, YAML::Mark> m_keyOfEmptyValue;
     std::optional<Error> m_error;
 };
 

@@ -69,10 +69,16 @@ struct Spec {
 };
 
 // Loads and validates a spec. Errors have kind Spec and a message of the form
-// "demo.yaml:7:14: partition.grain: 'dayly' is not one of hour, day, week, month".
-// Rejected: YAML syntax errors, unknown keys, missing required keys, wrong types,
-// duplicate model names, unknown grains or timezones, missing transform or check files,
-// checks on undeclared measures, and dependency cycles between models.
+// "demo.yaml:7:14: models[0].partition.grain: 'dayly' is not one of hour, day, week, month"
+// (the path as given, 1-based line and column, then the key path).
+// Rejected: YAML syntax errors, unknown or repeated keys, missing required keys, wrong
+// types, duplicate model names, unknown grains or timezones, missing or empty transform
+// or check files, checks on undeclared measures, "rows" listed as a measure, and
+// dependency cycles between models.
+// Names: a model name is [A-Za-z_][A-Za-z0-9_]*. Column names (partition.column, key,
+// measures, a check's measure) and each part of target follow SQL: unquoted they fold to
+// lower case, in double quotes they are kept as written. key and depends_on may be a
+// single scalar instead of a list.
 Result<Spec> loadSpec(const std::string &path);
 
 } // namespace reprint::backfill

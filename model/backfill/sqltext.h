@@ -21,12 +21,18 @@ struct BoundSql {
 // ('...', E'...' with backslash escapes), quoted identifiers ("..."), -- and /* */
 // comments (nested), dollar-quoted bodies ($tag$...$tag$) and :: casts. Only names in
 // `allowed` are placeholders; any other :name is an error (kind Spec) naming it and its
-// 1-based line:column in the text.
+// 1-based line:column in the text (Error::position is the 1-based character offset).
+// A placeholder is ':' then [A-Za-z_][A-Za-z0-9_]*, wherever it stands: `:start::date`
+// binds :start and keeps the cast, and `arr[1:2]` and `a := 1` are left alone, but an
+// array slice whose bound is a name must be spaced (`arr[lo : hi]`), or `:hi` is read as
+// a placeholder. An unclosed literal, identifier, comment or dollar quote is an error.
 warehouse::Result<BoundSql> bindNamedParameters(const std::string &sql, const std::vector<std::string> &allowed,
                                                 int firstParam = 1);
 
 // Replaces {{ name }} (spaces optional) with the given SQL text (an already quoted
-// relation). An unknown name is an error (kind Spec) naming it and its line:column.
+// relation). An unknown name is an error (kind Spec) naming it and its line:column, as is
+// a {{ that does not open {{ name }}. Literals, quoted identifiers, comments and
+// dollar-quoted bodies are left as they are, the same runs that bindNamedParameters skips.
 warehouse::Result<std::string> resolveModelReferences(const std::string &sql,
                                                       const std::map<std::string, std::string> &relations);
 

@@ -13,6 +13,7 @@ const char *toString(ErrorKind kind)
     case ErrorKind::Data: return "data";
     case ErrorKind::Usage: return "usage";
     case ErrorKind::Spec: return "spec";
+    case ErrorKind::Validation: return "validation";
     case ErrorKind::Internal: return "internal";
     }
     return "internal";

@@ -21,6 +21,7 @@ enum class ErrorKind {
     Data,        // bad values or constraint violations (22xxx, 23xxx)
     Usage,       // the caller asked for something impossible: bad flag, unknown model
     Spec,        // the spec file (or a file it names) is wrong: names file:line:col
+    Validation,  // the engine's: data failed validation, so nothing was published
     Internal,    // anything else the server or libpq reported
 };
 
@@ -44,6 +45,8 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
 public:
+    // Empty results (needed by asio::co_spawn's completion signature) hold an Internal error.
+    Result() : m_v(std::in_place_index<1>, Error::make(ErrorKind::Internal, "no result")) {}
     Result(T value) : m_v(std::in_place_index<0>, std::move(value)) {}
     Result(Error error) : m_v(std::in_place_index<1>, std::move(error)) {}
 

@@ -55,17 +55,23 @@ private:
     std::thread m_thread;
 };
 
+namespace detail {
+// Boost 1.74's co_spawn hands a default-constructed T to the completion handler when the
+// task throws, so it needs T() to exist; Result<T> has none. The value leaves through `out`.
+template <typename T>
+Task<void> storeValue(Task<T> task, std::optional<T> *out)
+{
+    out->emplace(co_await std::move(task));
+}
+} // namespace detail
+
 // Runs `task` to completion on `io` on the calling thread and returns its value.
 template <typename T>
 T runBlocking(asio::io_context &io, Task<T> task)
 {
     std::optional<T> out;
     std::exception_ptr failure;
-    asio::co_spawn(io, std::move(task), [&](std::exception_ptr e, T value) {
-        failure = e;
-        if (!e)
-            out.emplace(std::move(value));
-    });
+    asio::co_spawn(io, detail::storeValue(std::move(task), &out), [&](std::exception_ptr e) { failure = e; });
     io.restart();
     io.run();
     if (failure)

@@ -95,6 +95,7 @@ private Q_SLOTS:
     void errors();
     void pathAsGiven();
     void missingSpecFile();
+    void demoSpecLoads();
 };
 
 void TestSpec::validSpec()
@@ -272,7 +273,7 @@ void TestSpec::errors_data()
         << "4:1: YAML syntax error: end of sequence flow not found";
     QTest::newRow("yaml bad indentation")
         << QByteArray("models:\n  - name: fct\n   target: x\n")
-        << "3:10: YAML syntax error: illegal map value";
+        << "3:4: YAML syntax error: end of sequence not found";
     QTest::newRow("empty file") << QByteArray("")
                                 << "1:1: the spec is empty (expected a mapping with a 'models' list, and optionally "
                                    "'warehouse')";
@@ -302,7 +303,7 @@ void TestSpec::errors_data()
     QTest::newRow("empty name") << withLine(2, "  - name: ''")
                                 << "2:11: models[0].name: is empty (expected a non-empty string)";
     QTest::newRow("transform with no value")
-        << withLine(6, "    transform:") << "6:15: models[0].transform: is empty (expected a non-empty string)";
+        << withLine(6, "    transform:") << "6:5: models[0].transform: is empty (expected a non-empty string)";
     QTest::newRow("missing partition.grain")
         << withLine(4, "    partition: { column: order_date }")
         << "4:16: models[0].partition: missing required key 'grain'";
@@ -311,6 +312,9 @@ void TestSpec::errors_data()
     QTest::newRow("unknown partition key")
         << withLine(4, "    partition: { column: order_date, grian: day }")
         << "4:38: models[0].partition.grian: unknown key (expected one of column, grain, timezone)";
+    QTest::newRow("grain with no value")
+        << withLine(4, "    partition: { column: order_date, grain: }")
+        << "4:38: models[0].partition.grain: is empty (expected a non-empty string)";
     QTest::newRow("partition is a string")
         << withLine(4, "    partition: day")
         << "4:16: models[0].partition: is a scalar (expected a mapping with keys column, grain, timezone)";
@@ -459,6 +463,33 @@ void TestSpec::missingSpecFile()
     QVERIFY(!spec.ok());
     QCOMPARE(spec.error().kind, reprint::warehouse::ErrorKind::Spec);
     QCOMPARE(spec.error().message, path + ": spec file not found");
+}
+
+// The demo spec shipped in resources/ loads, and every SQL file it names binds.
+void TestSpec::demoSpecLoads()
+{
+    const auto spec = loadSpec(REPRINT_SOURCE_DIR "/resources/demo/demo.yaml");
+    QVERIFY2(spec.ok(), why(spec).c_str());
+    QCOMPARE(spec->models.size(), size_t(2));
+    std::map<std::string, std::string> relations;
+    for (const Model &m : spec->models)
+        relations[m.name] = quoteRelation(m.target.schema, m.target.table);
+    for (const Model &m : spec->models) {
+        std::vector<std::pair<std::string, std::string>> files{{m.transformFile, m.transformSql}};
+        for (const Check &c : m.checks)
+            files.emplace_back(c.sourceFile, c.sql);
+        for (const auto &[file, sql] : files) {
+            const auto resolved = resolveModelReferences(sql, relations);
+            QVERIFY2(resolved.ok(), (file + ": " + why(resolved)).c_str());
+            const auto bound = bindNamedParameters(*resolved, {"start", "end"});
+            QVERIFY2(bound.ok(), (file + ": " + why(bound)).c_str());
+        }
+    }
+    const Model *agg = spec->model("agg_daily_revenue");
+    QVERIFY(agg);
+    QCOMPARE(spec->dependants("fct_order_lines"), std::vector<const Model *>{agg});
+    for (const std::string &measure : spec->models.front().allMeasures())
+        QCOMPARE(spec->models.front().checksFor(measure).size(), size_t(1));
 }
 
 QTEST_GUILESS_MAIN(TestSpec)

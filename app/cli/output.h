@@ -1,0 +1,35 @@
+#pragma once
+// Prints engine results to stdout as a table, JSON (shapes in design.md) or CSV.
+
+#include "backfill/engine.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace reprint::cli {
+
+enum class Format { Table, Json, Csv };
+bool parseFormat(const QString &text, Format *out);
+
+class Output {
+public:
+    explicit Output(Format format) : m_format(format) {}
+
+    void status(const backfill::Model &model, const std::vector<backfill::StatusRow> &rows);
+    void review(const backfill::Review &review);
+    void rowDiff(const backfill::RowDiff &diff);
+    void run(const backfill::RunOutcome &run);
+    void publish(const backfill::PublishOutcome &publish);
+    void history(const std::vector<backfill::HistoryRow> &rows);
+
+private:
+    // One table: columns, rows; numeric columns are right-aligned in table form.
+    void table(const QStringList &headers, const QList<QStringList> &rows, const QList<int> &numeric = {});
+    Format m_format;
+};
+
+// new - old with the precision of the inputs, and the change in percent ("" when old is 0).
+QString deltaText(const std::optional<std::string> &oldValue, const std::optional<std::string> &newValue);
+QString deltaPercentText(const std::optional<std::string> &oldValue, const std::optional<std::string> &newValue);
+
+} // namespace reprint::cli
