@@ -25,6 +25,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace reprint::views {
 
 namespace {
@@ -151,7 +153,6 @@ QLabel *valueLabel()
 {
     auto *label = new QLabel;
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->setWordWrap(true);
     return label;
 }
 
@@ -287,12 +288,15 @@ void MainWindow::buildCentre()
     m_checks = new QTreeWidget(details);
     m_checks->setObjectName(QStringLiteral("checks"));
     m_checks->setRootIsDecorated(false);
+    m_checks->setAlternatingRowColors(true);
     m_checks->setSelectionMode(QAbstractItemView::NoSelection);
     m_checks->setFocusPolicy(Qt::NoFocus);
     m_checks->setHeaderLabels({tr("Check"), tr("Measure"), tr("Tolerance"), tr("Source query")});
     m_checks->header()->setStretchLastSection(true);
     m_checks->header()->setSectionResizeMode(QHeaderView::Interactive);
-    detailsLayout->addWidget(m_checks, 1);
+    m_checks->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    detailsLayout->addWidget(m_checks);
+    detailsLayout->addStretch(1);
 
     m_modelStack->addWidget(details);
     m_tabs->addTab(m_modelStack, tr("Model"));
@@ -496,7 +500,13 @@ void MainWindow::showModel(const QModelIndex &index)
     if (checks.isEmpty())
         new QTreeWidgetItem(m_checks, {tr("No checks: validation compares old and new totals only.")});
     for (int c = 0; c < m_checks->columnCount() - 1; ++c)
-        m_checks->resizeColumnToContents(c);
+        m_checks->setColumnWidth(c, m_checks->sizeHintForColumn(c) + 24);
+    // As tall as its rows (a spec has a handful of checks), so the page does not end in
+    // an empty box.
+    const int rows = std::max(1, m_checks->topLevelItemCount());
+    const int rowHeight = m_checks->sizeHintForRow(0) > 0 ? m_checks->sizeHintForRow(0) : fontMetrics().height() + 6;
+    m_checks->setFixedHeight(m_checks->header()->sizeHint().height() + std::min(rows, 12) * rowHeight
+                             + 2 * m_checks->frameWidth() + 4);
 }
 
 void MainWindow::chooseSpec()
