@@ -499,8 +499,10 @@ void MainWindow::showModel(const QModelIndex &index)
     }
     if (checks.isEmpty())
         new QTreeWidgetItem(m_checks, {tr("No checks: validation compares old and new totals only.")});
-    for (int c = 0; c < m_checks->columnCount() - 1; ++c)
-        m_checks->setColumnWidth(c, m_checks->sizeHintForColumn(c) + 24);
+    for (int c = 0; c < m_checks->columnCount() - 1; ++c) {
+        m_checks->resizeColumnToContents(c);
+        m_checks->setColumnWidth(c, m_checks->columnWidth(c) + 24);
+    }
     // As tall as its rows (a spec has a handful of checks), so the page does not end in
     // an empty box.
     const int rows = std::max(1, m_checks->topLevelItemCount());

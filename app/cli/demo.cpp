@@ -1,4 +1,124 @@
+// reprint demo [--dir D] [--scale N] [--stop]: the embedded demo warehouse.
 #include "commands.h"
+
+#include "backfill/demo.h"
+#include "warehouse/localcluster.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QTextStream>
+
+#include <unistd.h>
+
 namespace reprint::cli {
-int demoCommand(const QStringList &) { return ExitUsage; }
+
+namespace {
+
+QString defaultDemoDir()
+{
+    QString base = qEnvironmentVariable("XDG_DATA_HOME");
+    if (base.isEmpty())
+        base = QDir::home().filePath(QStringLiteral(".local/share"));
+    return QDir(base).filePath(QStringLiteral("reprint/demo"));
 }
+
+} // namespace
+
+int demoCommand(const QStringList &args)
+{
+    QTextStream err(stderr);
+    QTextStream out(stdout);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Start (or stop) the embedded demo warehouse."));
+    const QCommandLineOption dirOption(QStringLiteral("dir"),
+                                       QStringLiteral("Where the cluster and the demo spec live (default: %1).")
+                                           .arg(defaultDemoDir()),
+                                       QStringLiteral("D"));
+    const QCommandLineOption scaleOption(QStringLiteral("scale"),
+                                         QStringLiteral("Size of a new seed; 1 is about 2.1 million order lines."),
+                                         QStringLiteral("N"), QStringLiteral("1"));
+    const QCommandLineOption stopOption(QStringLiteral("stop"), QStringLiteral("Stop the demo cluster (its data is kept)."));
+    const QCommandLineOption helpOption(QStringList{QStringLiteral("h"), QStringLiteral("help")},
+                                        QStringLiteral("Show this help."));
+    parser.addOption(dirOption);
+    parser.addOption(scaleOption);
+    parser.addOption(stopOption);
+    parser.addOption(helpOption);
+    if (!parser.parse(QStringList{QStringLiteral("reprint demo")} + args)) {
+        err << "reprint demo: " << parser.errorText() << "\nusage: reprint demo [--dir D] [--scale N] [--stop]\n";
+        return ExitUsage;
+    }
+    if (parser.isSet(helpOption)) {
+        out << "usage: reprint demo [--dir D] [--scale N] [--stop]\n\n" << parser.helpText().section(QLatin1Char('\n'), 3);
+        return ExitOk;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        err << "reprint demo: unexpected argument '" << parser.positionalArguments().first()
+            << "'\nusage: reprint demo [--dir D] [--scale N] [--stop]\n";
+        return ExitUsage;
+    }
+
+    bool scaleOk = false;
+    const double scale = parser.value(scaleOption).toDouble(&scaleOk);
+    if (!scaleOk || !(scale > 0) || scale > 20) {
+        err << "reprint demo: --scale '" << parser.value(scaleOption)
+            << "' is not a number above 0 and at most 20 (1 is about 2.1 million order lines; try --scale 0.1)\n";
+        return ExitUsage;
+    }
+
+    QString dir = parser.value(dirOption);
+    if (dir.isEmpty()) {
+        dir = defaultDemoDir();
+        if (::geteuid() == 0) {
+            const std::string account = warehouse::LocalCluster::serverAccount(dir.toStdString());
+            const std::string blocked = warehouse::LocalCluster::reachability(dir.toStdString(), account);
+            if (!blocked.empty()) {
+                const QString fallback = QStringLiteral("/var/tmp/reprint-demo-%1").arg(::geteuid());
+                err << "demo: running as root; " << QString::fromStdString(blocked).section(QLatin1String(". "), 0, 0)
+                    << ".\ndemo: using " << fallback << " instead (pass --dir to choose)\n";
+                dir = fallback;
+            }
+        }
+    }
+    dir = QDir(dir).absolutePath();
+
+    if (parser.isSet(stopOption)) {
+        const auto stopped = backfill::stopDemo(dir.toStdString());
+        if (!stopped) {
+            err << "reprint demo: " << QString::fromStdString(stopped.error().toSentence()) << "\n";
+            return ExitDatabase;
+        }
+        err << "demo: stopped the demo cluster in " << dir << " (its data is kept; `reprint demo` starts it again)\n";
+        return ExitOk;
+    }
+
+    backfill::DemoOptions options;
+    options.dir = dir.toStdString();
+    options.scale = scale;
+    const auto started = backfill::startDemo(options, [&](const std::string &line) {
+        err << "demo: " << QString::fromStdString(line) << "\n";
+        err.flush();
+    });
+    if (!started) {
+        const warehouse::Error &e = started.error();
+        err << "reprint demo: " << QString::fromStdString(e.toSentence()) << "\n";
+        return e.kind == warehouse::ErrorKind::Usage ? ExitUsage : ExitDatabase;
+    }
+    const backfill::DemoInfo &info = *started;
+    err << "demo: cluster ready in " << QString::number(info.clusterSeconds, 'f', 1) << " s";
+    if (!info.reused && info.seedSeconds > 0)
+        err << ", seeded in " << QString::number(info.seedSeconds, 'f', 1) << " s";
+    err << "\n";
+    err.flush();
+
+    const QString spec = QString::fromStdString(info.specPath);
+    out << "connection: " << QString::fromStdString(info.conninfo) << "\n"
+        << "spec:       " << spec << "\n"
+        << "next:       reprint status --spec " << spec
+        << " --model fct_order_lines --from 2026-03-01 --to 2026-03-31\n"
+        << "stop with:  reprint demo --dir " << dir << " --stop\n";
+    return ExitOk;
+}
+
+} // namespace reprint::cli

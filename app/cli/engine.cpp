@@ -163,7 +163,14 @@ int engineCommand(const QString &command, const QStringList &arguments)
     if (!loaded)
         return fail(loaded.error());
     const std::string conninfo = parser.isSet(db) ? parser.value(db).toStdString() : loaded->warehouse;
-    Engine engine(*loaded, conninfo);
+    backfill::EngineOptions options;
+    // A shorter claim lease, for tests and for operators who want a dead process's claim
+    // to lapse sooner than the default two minutes.
+    if (const int lease = qEnvironmentVariableIntValue("REPRINT_LEASE_SECONDS"); lease > 0) {
+        options.leaseSeconds = lease;
+        options.heartbeatSeconds = std::max(1, lease / 3);
+    }
+    Engine engine(*loaded, conninfo, options);
 
     long long id = 0;
     if (cmd->needsId) {

@@ -1,1 +1,301 @@
-// (being written)
+#include "demo.h"
+
+#include "migrations.h"
+#include "warehouse/connection.h"
+#include "warehouse/iothread.h"
+#include "warehouse/localcluster.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSaveFile>
+
+#include <charconv>
+#include <cmath>
+#include <vector>
+
+// The resources live in a static library; make sure they are registered in whatever
+// binary links the engine. Q_INIT_RESOURCE must be used outside a namespace.
+static void registerDemoResources()
+{
+    static const bool registered = [] {
+        Q_INIT_RESOURCE(reprint_data);
+        return true;
+    }();
+    (void)registered;
+}
+
+namespace reprint::backfill {
+
+using warehouse::Error;
+using warehouse::ErrorKind;
+using warehouse::Result;
+using warehouse::Status;
+
+namespace {
+
+constexpr const char *kSeedingDatabase = "demo_seeding";
+constexpr double kMaxScale = 20.0;
+
+// A blocking connection for set-up work: its own io_context, run on the calling thread.
+class SetupConnection {
+public:
+    Status open(const std::string &conninfo)
+    {
+        auto c = warehouse::runBlocking(m_io, warehouse::Connection::connect(conninfo));
+        if (!c)
+            return c.error();
+        m_conn = *c;
+        return warehouse::ok();
+    }
+    Result<warehouse::Reply> query(const std::string &sql, warehouse::Params params = {})
+    {
+        return warehouse::runBlocking(m_io, m_conn->query(sql, std::move(params)));
+    }
+    Result<warehouse::Reply> execute(const std::string &sql)
+    {
+        return warehouse::runBlocking(m_io, m_conn->execute(sql));
+    }
+    Result<MigrationOutcome> migrate() { return warehouse::runBlocking(m_io, backfill::migrate(*m_conn)); }
+    void close()
+    {
+        if (m_conn)
+            m_conn->close();
+        m_conn.reset();
+    }
+    ~SetupConnection() { close(); }
+
+private:
+    warehouse::asio::io_context m_io;
+    warehouse::ConnectionPtr m_conn;
+};
+
+Result<std::string> resourceText(const QString &path)
+{
+    registerDemoResources();
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return Error::make(ErrorKind::Internal, "the resource " + path.toStdString() + " is missing from this build");
+    return f.readAll().toStdString();
+}
+
+struct SeedStep {
+    std::string title;
+    std::string sql;
+};
+
+// seed.sql in pieces, each starting at a "-- step: <title>" line.
+std::vector<SeedStep> seedSteps(const std::string &text)
+{
+    std::vector<SeedStep> steps;
+    const std::string marker = "-- step:";
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string line = text.substr(pos, end - pos);
+        if (line.rfind(marker, 0) == 0) {
+            std::string title = line.substr(marker.size());
+            while (!title.empty() && title.front() == ' ')
+                title.erase(title.begin());
+            steps.push_back({title, {}});
+        } else if (!steps.empty()) {
+            steps.back().sql += line + "\n";
+        }
+        pos = end + 1;
+    }
+    return steps;
+}
+
+std::string formatScale(double scale)
+{
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, scale);
+    return std::string(buf, r.ptr);
+}
+
+// A double-quoted YAML scalar.
+std::string yamlQuoted(const std::string &text)
+{
+    std::string s = "\"";
+    for (char c : text) {
+        if (c == '"' || c == '\\')
+            s += '\\';
+        s += c;
+    }
+    return s + "\"";
+}
+
+Status writeText(const QString &path, const std::string &text)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) < 0 || !f.commit())
+        return Error::make(ErrorKind::Usage, "could not write " + path.toStdString() + ": " + f.errorString().toStdString(),
+                           "Pick a --dir you can write to.");
+    return warehouse::ok();
+}
+
+// demo.yaml (with the warehouse line filled in) and its transforms and checks.
+Status writeSpecFiles(const QString &dir, const std::string &conninfo)
+{
+    auto spec = resourceText(QStringLiteral(":/demo/demo.yaml"));
+    if (!spec)
+        return spec.error();
+    std::string text = *spec;
+    const std::string placeholder = "\"@WAREHOUSE@\"";
+    const std::size_t at = text.find(placeholder);
+    if (at == std::string::npos)
+        return Error::make(ErrorKind::Internal, "the demo spec in this build has no warehouse placeholder");
+    text.replace(at, placeholder.size(), yamlQuoted(conninfo));
+    if (auto s = writeText(QDir(dir).filePath(QStringLiteral("demo.yaml")), text); !s)
+        return s;
+
+    for (const QString &sub : {QStringLiteral("transforms"), QStringLiteral("checks")}) {
+        const QDir from(QStringLiteral(":/demo/") + sub);
+        const QString to = QDir(dir).filePath(sub);
+        if (!QDir().mkpath(to))
+            return Error::make(ErrorKind::Usage, "could not create " + to.toStdString(), "Pick a --dir you can write to.");
+        for (const QString &name : from.entryList(QDir::Files, QDir::Name)) {
+            auto sql = resourceText(from.filePath(name));
+            if (!sql)
+                return sql.error();
+            if (auto s = writeText(QDir(to).filePath(name), *sql); !s)
+                return s;
+        }
+    }
+    return warehouse::ok();
+}
+
+Error inStep(Error e, const std::string &step)
+{
+    e.message = step + ": " + e.message;
+    return e;
+}
+
+// Creates the demo database under a temporary name, seeds it, applies the migrations and
+// only then renames it, so an interrupted seed never leaves a half-filled `demo` behind.
+Status seed(warehouse::LocalCluster &cluster, SetupConnection &admin, double scale,
+            const std::function<void(const std::string &)> &say)
+{
+    if (auto r = admin.execute(std::string("DROP DATABASE IF EXISTS ") + kSeedingDatabase + " WITH (FORCE)"); !r)
+        return inStep(r.error(), "removing an interrupted seed");
+    if (auto r = admin.execute(std::string("CREATE DATABASE ") + kSeedingDatabase + " TEMPLATE template0 ENCODING 'UTF8'");
+        !r)
+        return inStep(r.error(), "creating the demo database");
+
+    auto seedText = resourceText(QStringLiteral(":/demo/seed.sql"));
+    if (!seedText)
+        return seedText.error();
+    auto loadsText = resourceText(QStringLiteral(":/demo/partition_loads.sql"));
+    if (!loadsText)
+        return loadsText.error();
+    {
+        SetupConnection db;
+        if (auto s = db.open(cluster.conninfo(kSeedingDatabase)); !s)
+            return s;
+        // One transaction: the tables are created in it, so with wal_level = minimal their
+        // rows skip the WAL. No parallel workers, so the plans (and rows) are the same each time.
+        if (auto r = db.execute("SET max_parallel_workers_per_gather = 0; SET jit = off; SET work_mem = '256MB';"
+                                " SET maintenance_work_mem = '512MB'; SET synchronous_commit = off;"
+                                " SET TimeZone = 'UTC'");
+            !r)
+            return inStep(r.error(), "preparing the seed");
+        if (auto r = db.query("SELECT set_config('reprint.demo_scale', $1, false)", {formatScale(scale)}); !r)
+            return inStep(r.error(), "preparing the seed");
+        if (auto r = db.execute("BEGIN"); !r)
+            return inStep(r.error(), "preparing the seed");
+        for (const SeedStep &step : seedSteps(*seedText)) {
+            say(step.title);
+            if (auto r = db.execute(step.sql); !r)
+                return inStep(r.error(), "seed step '" + step.title + "'");
+        }
+        say("committing");
+        if (auto r = db.execute("COMMIT"); !r)
+            return inStep(r.error(), "committing the seed");
+
+        say("applying Reprint's schema");
+        auto migrated = db.migrate();
+        if (!migrated)
+            return inStep(migrated.error(), "applying Reprint's schema");
+        say("recording when each partition was loaded");
+        if (auto r = db.execute(*loadsText); !r)
+            return inStep(r.error(), "recording partition loads");
+    }
+    if (auto r = admin.execute(std::string("ALTER DATABASE ") + kSeedingDatabase + " RENAME TO " + kDemoDatabase); !r)
+        return inStep(r.error(), "naming the demo database");
+    return warehouse::ok();
+}
+
+} // namespace
+
+Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(const std::string &)> &progress)
+{
+    const auto say = [&](const std::string &line) {
+        if (progress)
+            progress(line);
+    };
+    if (!std::isfinite(options.scale) || options.scale <= 0 || options.scale > kMaxScale)
+        return Error::make(ErrorKind::Usage,
+                           "the demo scale must be a number above 0 and at most " + formatScale(kMaxScale)
+                               + " (1 is about 2.1 million order lines)",
+                           "Try --scale 1, or --scale 0.1 for a quick one.");
+    if (options.dir.empty())
+        return Error::make(ErrorKind::Usage, "no directory given for the demo cluster");
+
+    DemoInfo info;
+    warehouse::LocalCluster cluster(options.dir);
+    const bool existed = cluster.exists();
+    say(std::string(existed ? "starting the demo cluster in " : "creating a PostgreSQL cluster in ") + cluster.dir());
+    QElapsedTimer timer;
+    timer.start();
+    if (auto s = cluster.start(); !s)
+        return s.error();
+    info.clusterSeconds = static_cast<double>(timer.elapsed()) / 1000.0;
+
+    SetupConnection admin;
+    if (auto s = admin.open(cluster.conninfo("postgres")); !s)
+        return s.error();
+    auto found = admin.query("SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1",
+                             {std::string(kDemoDatabase)});
+    if (!found)
+        return found.error();
+
+    bool seeded = false;
+    if (found->last().rows.empty()) {
+        say("seeding the demo shop at scale " + formatScale(options.scale));
+        timer.restart();
+        if (auto s = seed(cluster, admin, options.scale, say); !s)
+            return s.error();
+        info.seedSeconds = static_cast<double>(timer.elapsed()) / 1000.0;
+        seeded = true;
+    } else {
+        const std::string comment = found->last().scalar();
+        say("reusing the seeded demo database" + (comment.empty() ? std::string() : " (" + comment + ")"));
+        const std::string asked = "seed scale " + formatScale(options.scale);
+        if (!comment.empty() && comment.find(asked) == std::string::npos)
+            say("note: --scale applies to a new demo only; remove " + cluster.dir() + " to seed again");
+        SetupConnection db;
+        if (auto s = db.open(cluster.conninfo(kDemoDatabase)); !s)
+            return s.error();
+        auto migrated = db.migrate();
+        if (!migrated)
+            return inStep(migrated.error(), "applying Reprint's schema");
+    }
+    admin.close();
+
+    info.conninfo = cluster.conninfo(kDemoDatabase);
+    const QString dir = QString::fromStdString(cluster.dir());
+    if (auto s = writeSpecFiles(dir, info.conninfo); !s)
+        return s.error();
+    info.specPath = QDir(dir).filePath(QStringLiteral("demo.yaml")).toStdString();
+    info.reused = existed && !seeded;
+    return info;
+}
+
+Status stopDemo(const std::string &dir)
+{
+    return warehouse::LocalCluster(dir).stop();
+}
+
+} // namespace reprint::backfill
