@@ -108,6 +108,16 @@ private:
     static constexpr int kLineGap = 3;
 };
 
+// Table rows with room to breathe: the default row is only as tall as its text.
+class PaddedRowDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        return QStyledItemDelegate::sizeHint(option, index) + QSize(0, 8);
+    }
+};
+
 // A label that elides its text to its width instead of widening the window; text()
 // stays the whole text, and the tooltip shows it.
 class ElidingLabel : public QLabel {
@@ -129,22 +139,33 @@ protected:
 QWidget *placeholderPage(const QString &title, const QString &text)
 {
     auto *page = new QWidget;
-    auto *layout = new QVBoxLayout(page);
-    layout->addStretch(2);
-    auto *heading = new QLabel(title);
+    // A centred column of fixed width; no alignment flags on the wrapped label, so that
+    // the layout asks it for its height at that width.
+    auto *column = new QWidget(page);
+    column->setFixedWidth(560);
+    auto *columnLayout = new QVBoxLayout(column);
+    columnLayout->setContentsMargins(0, 0, 0, 0);
+    columnLayout->setSpacing(10);
+    auto *heading = new QLabel(title, column);
     QFont headingFont = heading->font();
     headingFont.setPointSizeF(headingFont.pointSizeF() * 1.3);
     headingFont.setBold(true);
     heading->setFont(headingFont);
     heading->setAlignment(Qt::AlignHCenter);
-    auto *body = new QLabel(text);
+    auto *body = new QLabel(text, column);
     body->setWordWrap(true);
     body->setAlignment(Qt::AlignHCenter);
-    body->setMaximumWidth(560);
     body->setForegroundRole(QPalette::PlaceholderText);
-    layout->addWidget(heading, 0, Qt::AlignHCenter);
-    layout->addSpacing(8);
-    layout->addWidget(body, 0, Qt::AlignHCenter);
+    columnLayout->addWidget(heading);
+    columnLayout->addWidget(body);
+
+    auto *row = new QHBoxLayout;
+    row->addStretch(1);
+    row->addWidget(column);
+    row->addStretch(1);
+    auto *layout = new QVBoxLayout(page);
+    layout->addStretch(2);
+    layout->addLayout(row);
     layout->addStretch(3);
     return page;
 }
@@ -289,6 +310,7 @@ void MainWindow::buildCentre()
     m_checks->setObjectName(QStringLiteral("checks"));
     m_checks->setRootIsDecorated(false);
     m_checks->setAlternatingRowColors(true);
+    m_checks->setItemDelegate(new PaddedRowDelegate(m_checks));
     m_checks->setSelectionMode(QAbstractItemView::NoSelection);
     m_checks->setFocusPolicy(Qt::NoFocus);
     m_checks->setHeaderLabels({tr("Check"), tr("Measure"), tr("Tolerance"), tr("Source query")});
@@ -416,7 +438,7 @@ void MainWindow::setConnectionState(ConnectionState state, const QString &text)
 {
     QColor colour;
     switch (state) {
-    case ConnectionState::Disconnected: colour = palette().color(QPalette::PlaceholderText); break;
+    case ConnectionState::Disconnected: colour = QColor(0x8e, 0x93, 0x9b); break;
     case ConnectionState::Connecting: colour = QColor(0xd9, 0x9a, 0x1e); break;
     case ConnectionState::Connected: colour = QColor(0x3f, 0xa8, 0x5b); break;
     case ConnectionState::Failed: colour = QColor(0xd6, 0x45, 0x45); break;
@@ -497,16 +519,18 @@ void MainWindow::showModel(const QModelIndex &index)
                                                     QFileInfo(source).fileName()});
         item->setToolTip(3, source);
     }
-    if (checks.isEmpty())
-        new QTreeWidgetItem(m_checks, {tr("No checks: validation compares old and new totals only.")});
-    for (int c = 0; c < m_checks->columnCount() - 1; ++c) {
+    if (checks.isEmpty()) {
+        auto *none = new QTreeWidgetItem(m_checks, {tr("No checks: validation compares old and new totals only.")});
+        none->setFirstColumnSpanned(true);
+    }
+    for (int c = 0; c < m_checks->columnCount() - 1 && !checks.isEmpty(); ++c) {
         m_checks->resizeColumnToContents(c);
         m_checks->setColumnWidth(c, m_checks->columnWidth(c) + 24);
     }
     // As tall as its rows (a spec has a handful of checks), so the page does not end in
     // an empty box.
     const int rows = std::max(1, m_checks->topLevelItemCount());
-    const int rowHeight = m_checks->sizeHintForRow(0) > 0 ? m_checks->sizeHintForRow(0) : fontMetrics().height() + 6;
+    const int rowHeight = std::max(m_checks->sizeHintForRow(0), fontMetrics().height());
     m_checks->setFixedHeight(m_checks->header()->sizeHint().height() + std::min(rows, 12) * rowHeight
                              + 2 * m_checks->frameWidth() + 4);
 }

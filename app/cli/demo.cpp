@@ -6,6 +6,7 @@
 
 #include <QCommandLineParser>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QTextStream>
 
 #include <unistd.h>
@@ -96,8 +97,11 @@ int demoCommand(const QStringList &args)
     backfill::DemoOptions options;
     options.dir = dir.toStdString();
     options.scale = scale;
+    QElapsedTimer clock;
+    clock.start();
     const auto started = backfill::startDemo(options, [&](const std::string &line) {
-        err << "demo: " << QString::fromStdString(line) << "\n";
+        err << "demo: " << QString::number(static_cast<double>(clock.elapsed()) / 1000.0, 'f', 1).rightJustified(5)
+            << " s  " << QString::fromStdString(line) << "\n";
         err.flush();
     });
     if (!started) {

@@ -118,7 +118,10 @@ void Output::table(const QStringList &headers, const QList<QStringList> &rows, c
         QStringList padded;
         for (int i = 0; i < cells.size(); ++i)
             padded << (numeric.contains(i) ? cells[i].rightJustified(width[i]) : cells[i].leftJustified(width[i]));
-        out << padded.join(QLatin1String("  ")).trimmed() << "\n";
+        QString text = padded.join(QLatin1String("  "));
+        while (text.endsWith(QLatin1Char(' ')))
+            text.chop(1);
+        out << text << "\n";
     };
     line(headers);
     QStringList rule;

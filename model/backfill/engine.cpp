@@ -82,9 +82,12 @@ Task<Result<ConnectionPtr>> connectTo(const std::string &conninfo, const Model *
     auto conn = co_await warehouse::Connection::connect(conninfo);
     if (!conn)
         co_return conn.error();
+    // GCC 12 destroys conditional temporaries inside co_await expressions twice: keep
+    // every ?: out of them.
+    const std::string timezone = model ? model->timezone : std::string("UTC");
     auto set = co_await (*conn)->query("SELECT set_config('application_name', 'reprint', false), "
                                        "set_config('TimeZone', $1, false)",
-                                       args(model ? model->timezone : std::string("UTC")));
+                                       args(timezone));
     if (!set)
         co_return set.error();
     if (cancel)
@@ -595,11 +598,11 @@ Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Parti
     }
     const bool cancelled = failure->kind == ErrorKind::Cancelled || (run.cancel && run.cancel->isCancelled());
     if (c.isOpen()) {
+        const std::string state = cancelled ? "queued" : "failed";
+        const Value error = cancelled ? Value() : Value(failure->toSentence());
         auto u = co_await c.query("UPDATE reprint.backfill_partitions SET state = $3, error = $4, updated_at = now() "
                                   "WHERE backfill_id = $1 AND partition_start = $2",
-                                  args(key[0], key[1], cancelled ? "queued" : "failed",
-                                   cancelled ? Value() : Value(failure->toSentence())),
-                                  keyTypes);
+                                  args(key[0], key[1], state, error), keyTypes);
         (void)u;
     }
     prog.state = cancelled ? PartitionProgress::State::Queued : PartitionProgress::State::Failed;
@@ -792,10 +795,11 @@ struct BackfillRow {
 
 Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, bool forUpdate)
 {
+    const std::string lock = forUpdate ? " FOR UPDATE" : "";
     auto r = co_await c.query(std::string("SELECT id::text, model, kind, status, coalesce(validation, ''), "
                                           "coalesce(validation_message, ''), transform_hash, coalesce(stage_table, ''), "
                                           "operator, from_partition, to_partition FROM reprint.backfills WHERE id = $1")
-                                  + (forUpdate ? " FOR UPDATE" : ""),
+                                  + lock,
                               args(std::to_string(id)));
     if (!r)
         co_return r.error();
@@ -861,16 +865,16 @@ Task<Result<PublishOutcome>> replaceWindow(warehouse::Connection &c, const Model
         starts.emplace_back(p.startText());
         ends.emplace_back(p.endText());
     }
+    const Value reason = plan.overrideReason.empty() ? Value() : Value(plan.overrideReason);
+    const Value archiveName = plan.archiveName.empty() ? Value() : Value(plan.archiveName);
     r = co_await c.query("UPDATE reprint.backfills SET status = 'published', approver = current_user, note = $2, "
                          "override_reason = $3, published_at = now(), updated_at = now(), archive_table = $4 "
                          "WHERE id = $1 RETURNING approver",
-                         args(std::to_string(plan.id), plan.note, plan.overrideReason.empty() ? Value() : Value(plan.overrideReason),
-                          plan.archiveName.empty() ? Value() : Value(plan.archiveName)));
+                         args(std::to_string(plan.id), plan.note, reason, archiveName));
     if (r) {
         out.approver = r->last().scalar();
         r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action, note, override_reason) VALUES ($1, $2, $3, $4)",
-                             args(std::to_string(plan.id), plan.auditAction, plan.note,
-                              plan.overrideReason.empty() ? Value() : Value(plan.overrideReason)));
+                             args(std::to_string(plan.id), plan.auditAction, plan.note, reason));
     }
     if (r)
         r = co_await c.query("INSERT INTO reprint.partition_loads (model, partition_start, partition_end, loaded_at, backfill_id) "
@@ -1137,9 +1141,11 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
             co_return d.error();
         }
     }
+    const std::string verdictText = v.passed ? "passed" : "failed";
+    const Value messageValue = v.message.empty() ? Value() : Value(v.message);
     r = co_await c.query("UPDATE reprint.backfills SET status = 'staged', validation = $2, validation_message = $3, "
                          "staged_at = now(), validated_at = now(), updated_at = now() WHERE id = $1",
-                         args(id, v.passed ? "passed" : "failed", v.message.empty() ? Value() : Value(v.message)));
+                         args(id, verdictText, messageValue));
     // Staged data waits for review as long as it takes: the claim no longer lapses.
     if (r)
         r = co_await c.query("UPDATE reprint.claims SET lease_expires = 'infinity', heartbeat_at = now() "
@@ -1379,10 +1385,11 @@ Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr 
     if (b->status == "undone" || b->status == "abandoned")
         co_return co_await fail(conflict("backfill " + id + " was " + b->status + " and cannot be published",
                                          "Run a new backfill of the window."));
-    if (b->status != "staged")
-        co_return co_await fail(conflict("backfill " + id + " is " + b->status + ", not staged: there is nothing validated to publish",
-                                         b->status == "failed" ? "Abandon it (`reprint abandon " + id + "`) and run the backfill again."
-                                                               : "Wait until it has staged and validated."));
+    if (b->status != "staged") {
+        const std::string next = b->status == "failed" ? "Abandon it (`reprint abandon " + id + "`) and run the backfill again."
+                                                       : "Wait until it has staged and validated.";
+        co_return co_await fail(conflict("backfill " + id + " is " + b->status + ", not staged: there is nothing validated to publish", next));
+    }
     if (b->validation != "passed" && req.overrideReason.empty())
         co_return co_await fail(Error::make(ErrorKind::Validation,
                                             "backfill " + id + " failed validation: " + b->validationMessage,

@@ -1,0 +1,93 @@
+// The reprint-review executable: --screenshot renders the loaded window and exits 0; a
+// bad spec exits 1 naming file:line:col on stderr; the password never reaches stderr.
+#include "specfixture.h"
+
+#include <QImage>
+#include <QProcess>
+#include <QTest>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString err;
+};
+
+Run review(const QStringList &args)
+{
+    Run r;
+    const QString bin = qEnvironmentVariable("REPRINT_REVIEW_BIN");
+    if (bin.isEmpty()) {
+        r.err = QStringLiteral("REPRINT_REVIEW_BIN is not set: run the test through ctest");
+        return r;
+    }
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    p.setProcessEnvironment(env);
+    p.start(bin, args);
+    if (!p.waitForFinished(60000)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = QStringLiteral("timed out");
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+} // namespace
+
+class ReviewAppTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void screenshotOfASpecWithAFailedConnection()
+    {
+        QTemporaryDir dir;
+        const QString spec = reprint::test::writeSmallSpec(
+            dir, QStringLiteral("host=/nonexistent-reprint-socket dbname=shop user=alice password=hunter2"));
+        const QString png = dir.filePath(QStringLiteral("window.png"));
+        for (const bool dark : {false, true}) {
+            QStringList args{QStringLiteral("--spec"), spec, QStringLiteral("--screenshot"), png};
+            if (dark)
+                args << QStringLiteral("--dark");
+            const Run r = review(args);
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            QVERIFY(!r.err.contains(QStringLiteral("hunter2")));
+            const QImage image(png);
+            QVERIFY(!image.isNull());
+            QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
+            const int lightness = QColor(image.pixel(image.width() / 2, image.height() / 2)).lightness();
+            QVERIFY2(dark ? lightness < 100 : lightness > 150, qPrintable(QString::number(lightness)));
+            QFile::remove(png);
+        }
+    }
+
+    void badSpecExitsOneWithItsLine()
+    {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("bad.yaml"));
+        QVERIFY(reprint::test::writeFile(bad, "models:\n"
+                                              "  - name: m\n"
+                                              "    target: a.m\n"
+                                              "    partition: { column: d, grain: dayly }\n"
+                                              "    key: [id]\n"
+                                              "    transform: t.sql\n"));
+        const QString png = dir.filePath(QStringLiteral("window.png"));
+        const Run r = review({QStringLiteral("--spec"), bad, QStringLiteral("--screenshot"), png});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("bad.yaml:")), qPrintable(r.err));
+        QVERIFY(!QFile::exists(png));
+    }
+
+    void usageErrorsExitOne()
+    {
+        QCOMPARE(review({QStringLiteral("--demo"), QStringLiteral("--spec"), QStringLiteral("x.yaml")}).exitCode, 1);
+        QCOMPARE(review({QStringLiteral("--demo"), QStringLiteral("--scale"), QStringLiteral("zero")}).exitCode, 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(ReviewAppTest)
+#include "tst_reviewapp.moc"
