@@ -1,0 +1,157 @@
+// Benchmark: Reprint's backfill + publish against the plain SQL a careful person would run
+// in psql (BEGIN; DELETE the window; INSERT ... SELECT the same transform; COMMIT), on
+// copies of the demo warehouse at scale 1, in the same run. Prints ratios, asserts none.
+#include "testsupport.h"
+
+#include "backfill/engine.h"
+#include "backfill/spec.h"
+#include "backfill/sqltext.h"
+#include "warehouse/iothread.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include <algorithm>
+#include <chrono>
+
+using namespace reprint;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds(Clock::time_point a, Clock::time_point b)
+{
+    return std::chrono::duration<double>(b - a).count();
+}
+
+template <typename T>
+T block(warehouse::Task<T> task)
+{
+    warehouse::asio::io_context io;
+    return warehouse::runBlocking(io, std::move(task));
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+class BenchBackfill : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        auto spec = backfill::loadSpec(QDir(qEnvironmentVariable("REPRINT_TEST_DEMO_DIR")).filePath(QStringLiteral("demo.yaml")).toStdString());
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        m_spec = *spec;
+    }
+
+    void backfillVersusPlainSql()
+    {
+        const backfill::Model &model = *m_spec.model("fct_order_lines");
+        auto bound = backfill::bindNamedParameters(model.transformSql, {"start", "end"});
+        QVERIFY(bound.ok());
+        std::string transform = bound->sql;
+        while (!transform.empty() && (transform.back() == ';' || std::isspace(static_cast<unsigned char>(transform.back()))))
+            transform.pop_back();
+
+        struct Window {
+            const char *name;
+            const char *from;
+            const char *to;
+            const char *endExclusive;
+        };
+        const std::vector<Window> windows = {{"1 day", "2026-03-10", "2026-03-10", "2026-03-11"},
+                                             {"5 days", "2026-03-10", "2026-03-14", "2026-03-15"},
+                                             {"30 days", "2026-03-01", "2026-03-30", "2026-03-31"}};
+        QJsonArray results;
+        QTextStream out(stdout);
+        out << "\nwindow    baseline_s  reprint_s  stage_validate_s  publish_s  ratio\n";
+        for (const Window &w : windows) {
+            std::vector<double> base, total, stageValidate, publish;
+            for (int round = 0; round < 3; ++round) {
+                // The baseline: delete + insert of the same transform, no validation at all.
+                const std::string a = test::demoCopy("bench_base");
+                {
+                    const auto t0 = Clock::now();
+                    auto r = block([](std::string ci, std::string sql, std::string from, std::string to) -> warehouse::Task<warehouse::Status> {
+                        auto c = co_await warehouse::Connection::connect(ci);
+                        if (!c)
+                            co_return c.error();
+                        auto x = co_await (*c)->execute("BEGIN");
+                        if (x)
+                            x = co_await (*c)->query("DELETE FROM analytics.fct_order_lines WHERE order_date >= $1::date AND order_date < $2::date",
+                                                     warehouse::args(from, to));
+                        if (x)
+                            x = co_await (*c)->query("INSERT INTO analytics.fct_order_lines " + sql,
+                                                     warehouse::args(from + "T00:00:00+00:00", to + "T00:00:00+00:00"),
+                                                     warehouse::oids(warehouse::kTimestamptzOid, warehouse::kTimestamptzOid));
+                        if (x)
+                            x = co_await (*c)->execute("COMMIT");
+                        if (!x)
+                            co_return x.error();
+                        co_return warehouse::ok();
+                    }(a, transform, w.from, w.endExclusive));
+                    QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+                    base.push_back(seconds(t0, Clock::now()));
+                }
+                // Reprint: claim, stage, validate (totals, checks, boundary row diffs), publish.
+                const std::string b = test::demoCopy("bench_reprint");
+                backfill::Engine engine(m_spec, b);
+                const auto t0 = Clock::now();
+                backfill::BackfillRequest req;
+                req.model = "fct_order_lines";
+                req.from = w.from;
+                req.to = w.to;
+                auto staged = block(engine.backfill(req));
+                const auto t1 = Clock::now();
+                QVERIFY2(staged.ok(), staged.ok() ? "" : staged.error().message.c_str());
+                backfill::PublishRequest pub;
+                pub.id = staged->id;
+                pub.note = "bench";
+                pub.overrideReason = staged->validationPassed ? "" : "bench: the narrow window fails on purpose";
+                auto published = block(engine.publish(pub));
+                const auto t2 = Clock::now();
+                QVERIFY2(published.ok(), published.ok() ? "" : published.error().message.c_str());
+                stageValidate.push_back(seconds(t0, t1));
+                publish.push_back(seconds(t1, t2));
+                total.push_back(seconds(t0, t2));
+            }
+            const double ratio = median(total) / median(base);
+            out << QString::asprintf("%-8s  %10.3f  %9.3f  %16.3f  %9.3f  %5.2fx\n", w.name, median(base), median(total),
+                                     median(stageValidate), median(publish), ratio);
+            results.append(QJsonObject{{QStringLiteral("window"), QString::fromLatin1(w.name)},
+                                       {QStringLiteral("baseline_s"), median(base)},
+                                       {QStringLiteral("reprint_s"), median(total)},
+                                       {QStringLiteral("stage_validate_s"), median(stageValidate)},
+                                       {QStringLiteral("publish_s"), median(publish)},
+                                       {QStringLiteral("ratio"), ratio}});
+        }
+        const double growth = results.at(2).toObject().value(QStringLiteral("reprint_s")).toDouble()
+                              / results.at(0).toObject().value(QStringLiteral("reprint_s")).toDouble();
+        const double baseGrowth = results.at(2).toObject().value(QStringLiteral("baseline_s")).toDouble()
+                                  / results.at(0).toObject().value(QStringLiteral("baseline_s")).toDouble();
+        out << QString::asprintf("30-day / 1-day cost: reprint %.2fx, baseline %.2fx\n", growth, baseGrowth);
+        out << QJsonDocument(QJsonObject{{QStringLiteral("benchmark"), QStringLiteral("backfill_vs_plain_sql")},
+                                         {QStringLiteral("rows_in_table"), QString::fromStdString(test::query(test::demoCopy("bench_count"), "SELECT count(*) FROM analytics.fct_order_lines")->last().scalar())},
+                                         {QStringLiteral("windows"), results},
+                                         {QStringLiteral("growth_30_vs_1_reprint"), growth},
+                                         {QStringLiteral("growth_30_vs_1_baseline"), baseGrowth}})
+                   .toJson(QJsonDocument::Compact)
+            << "\n";
+        out.flush();
+    }
+
+private:
+    backfill::Spec m_spec;
+};
+
+QTEST_GUILESS_MAIN(BenchBackfill)
+#include "bench_backfill.moc"
