@@ -126,6 +126,33 @@ private Q_SLOTS:
         QVERIFY2(QFile::exists(demoSpec()), "the demo fixture did not write its spec");
     }
 
+    void initIsIdempotentAndRefusesANewerSchema()
+    {
+        const std::string db = test::demoCopy("bf_init");
+        const std::string tables = "SELECT count(*) FROM pg_tables WHERE schemaname = 'reprint'";
+        const std::string before = scalar(db, tables);
+        auto again = test::runReprint(base(QStringLiteral("init"), db));
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(scalar(db, tables), before);
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.schema_version"), std::string("1"));
+        QVERIFY(test::execute(db, "INSERT INTO reprint.schema_version (version, description) VALUES (999, 'from the future')").ok());
+        auto newer = test::runReprint(base(QStringLiteral("init"), db));
+        QCOMPARE(newer.exitCode, 1);
+        QVERIFY2(newer.err.contains(QStringLiteral("999")) && newer.err.contains(QStringLiteral("Upgrade Reprint")), qPrintable(newer.err));
+        auto status = test::runReprint(base(QStringLiteral("status"), db) << QStringLiteral("--model") << QStringLiteral("fct_order_lines")
+                                                                          << QStringLiteral("--from") << QStringLiteral("2026-03-09")
+                                                                          << QStringLiteral("--to") << QStringLiteral("2026-03-09"));
+        QCOMPARE(status.exitCode, 1);
+        // A fresh database without Reprint's schema is told to run init.
+        QVERIFY(test::execute(db, "DROP SCHEMA reprint CASCADE").ok());
+        auto bare = test::runReprint(base(QStringLiteral("history"), db));
+        QCOMPARE(bare.exitCode, 1);
+        QVERIFY2(bare.err.contains(QStringLiteral("reprint init")), qPrintable(bare.err));
+        auto fresh = test::runReprint(base(QStringLiteral("init"), db));
+        QVERIFY2(fresh.exitCode == 0, qPrintable(fresh.err));
+        QCOMPARE(scalar(db, "SELECT max(version) FROM reprint.schema_version"), std::string("1"));
+    }
+
     void statusShowsExactlyTheBrokenDays()
     {
         const std::string db = test::demoCopy("bf_status");
