@@ -122,7 +122,8 @@ int engineCommand(const QString &command, const QStringList &arguments)
         {QStringLiteral("diff"), QStringLiteral("diff --spec S ID [--rows P]"), false, true},
         {QStringLiteral("publish"), QStringLiteral("publish --spec S ID --approve NOTE [--override REASON]"), false, true},
         {QStringLiteral("abandon"), QStringLiteral("abandon --spec S ID"), false, true},
-        {QStringLiteral("history"), QStringLiteral("history --spec S [--model M]"), false, false},
+        {QStringLiteral("undo"), QStringLiteral("undo --spec S ID [--override REASON]"), false, true},
+        {QStringLiteral("history"), QStringLiteral("history --spec S [--model M] [--prune [--retention-days N]]"), false, false},
     };
     const Command *cmd = nullptr;
     for (const Command &c : commands)
@@ -145,7 +146,10 @@ int engineCommand(const QString &command, const QStringList &arguments)
     const QCommandLineOption approve(QStringLiteral("approve"), QStringLiteral("Approval note."), QStringLiteral("NOTE"));
     const QCommandLineOption override_(QStringLiteral("override"), QStringLiteral("Reason to publish a failed validation."), QStringLiteral("REASON"));
     const QCommandLineOption refresh(QStringLiteral("refresh"), QStringLiteral("Recompute (status is always fresh)."));
-    parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh});
+    const QCommandLineOption prune(QStringLiteral("prune"), QStringLiteral("Drop archives past their retention."));
+    const QCommandLineOption retention(QStringLiteral("retention-days"), QStringLiteral("Archive retention."), QStringLiteral("N"),
+                                       QStringLiteral("30"));
+    parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh, prune, retention});
     parser.addHelpOption();
     if (!parser.parse(QStringList{QStringLiteral("reprint ") + command} + arguments))
         return usageError(parser.errorText(), QStringLiteral("usage: reprint ") + cmd->synopsis);
@@ -296,7 +300,31 @@ int engineCommand(const QString &command, const QStringList &arguments)
         err() << "reprint: backfill " << id << " abandoned; its staging was dropped and its claim released\n";
         return ExitOk;
     }
+    if (command == QLatin1String("undo")) {
+        if (parser.isSet(override_) && parser.value(override_).trimmed().isEmpty())
+            return usageError(QStringLiteral("--override needs a reason"));
+        backfill::UndoRequest req;
+        req.id = id;
+        req.overrideReason = parser.value(override_).toStdString();
+        auto r = runWithSignals(engine.undo(req, cancel), cancel);
+        if (!r)
+            return fail(r.error());
+        err() << "reprint: backfill " << id << " undone: " << r->rowsRestored << " archived rows restored in place of "
+              << r->rowsRemoved << "\n";
+        return ExitOk;
+    }
     if (command == QLatin1String("history")) {
+        if (parser.isSet(prune)) {
+            bool ok = false;
+            const int days = parser.value(retention).toInt(&ok);
+            if (!ok || days < 0)
+                return usageError(QStringLiteral("--retention-days '%1' is not a whole number of days").arg(parser.value(retention)));
+            auto dropped = runWithSignals(engine.pruneArchives(days), cancel);
+            if (!dropped)
+                return fail(dropped.error());
+            err() << "reprint: dropped " << *dropped << " archive(s) older than " << days
+                  << " days (the latest publish of each window keeps its archive)\n";
+        }
         auto r = runWithSignals(engine.history(modelName), cancel);
         if (!r)
             return fail(r.error());

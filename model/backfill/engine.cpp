@@ -362,8 +362,8 @@ Task<Result<int>> Engine::init()
     co_return outcome->toVersion;
 }
 
-Task<Result<std::vector<StatusRow>>> Engine::status(const std::string &modelName, const std::string &from,
-                                                    const std::string &to, CancelTokenPtr cancel)
+Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::string from, std::string to,
+                                                    CancelTokenPtr cancel)
 {
     auto m = model(modelName);
     if (!m)
@@ -428,7 +428,7 @@ Task<Result<std::vector<StatusRow>>> Engine::status(const std::string &modelName
     co_return out;
 }
 
-Task<Result<std::vector<HistoryRow>>> Engine::history(const std::string &modelName)
+Task<Result<std::vector<HistoryRow>>> Engine::history(std::string modelName)
 {
     auto s = co_await open(nullptr, {});
     if (!s)
@@ -790,7 +790,7 @@ Task<Result<RowDiff>> computeRowDiff(warehouse::Connection &c, const ModelSql &s
 struct BackfillRow {
     long long id = 0;
     std::string model, kind, status, validation, validationMessage, transformHash, stageTable, operatorName;
-    std::string from, to;
+    std::string from, to, archiveTable;
 };
 
 Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, bool forUpdate)
@@ -798,7 +798,8 @@ Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, b
     const std::string lock = forUpdate ? " FOR UPDATE" : "";
     auto r = co_await c.query(std::string("SELECT id::text, model, kind, status, coalesce(validation, ''), "
                                           "coalesce(validation_message, ''), transform_hash, coalesce(stage_table, ''), "
-                                          "operator, from_partition, to_partition FROM reprint.backfills WHERE id = $1")
+                                          "operator, from_partition, to_partition, coalesce(archive_table, '') "
+                                          "FROM reprint.backfills WHERE id = $1")
                                   + lock,
                               args(std::to_string(id)));
     if (!r)
@@ -818,6 +819,7 @@ Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, b
     b.operatorName = *row[8];
     b.from = *row[9];
     b.to = *row[10];
+    b.archiveTable = *row[11];
     co_return b;
 }
 
@@ -1167,7 +1169,7 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
     co_return outcome;
 }
 
-Task<Result<RunOutcome>> Engine::run(const std::string &modelName, const std::string &partition, CancelTokenPtr cancel)
+Task<Result<RunOutcome>> Engine::run(std::string modelName, std::string partition, CancelTokenPtr cancel)
 {
     if (!cancel)
         cancel = std::make_shared<CancelToken>();
@@ -1289,7 +1291,7 @@ Task<Result<Review>> Engine::review(long long id)
     co_return rv;
 }
 
-Task<Result<RowDiff>> Engine::rowDiff(long long id, const std::string &partition)
+Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
 {
     auto conn = co_await connectTo(m_conninfo, nullptr, {});
     if (!conn)
@@ -1522,6 +1524,150 @@ Task<Status> Engine::abandon(long long id)
         co_return r.error();
     }
     co_return warehouse::ok();
+}
+
+Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
+{
+    auto conn = co_await connectTo(m_conninfo, nullptr, cancel);
+    if (!conn)
+        co_return conn.error();
+    auto first = co_await readBackfill(**conn, req.id, false);
+    if (!first)
+        co_return first.error();
+    (*conn)->close();
+    auto m = model(first->model);
+    if (!m)
+        co_return m.error();
+    auto w = windowOf(**m, first->from, first->to);
+    if (!w)
+        co_return w.error();
+    auto s = co_await open(*m, cancel);
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    const ModelSql &sql = (*s)->sql;
+    const std::string id = std::to_string(req.id);
+    auto fail = [&](Error e) -> Task<Result<UndoOutcome>> {
+        co_await rollback(c);
+        co_return e;
+    };
+
+    auto r = co_await c.execute("BEGIN");
+    if (r)
+        r = co_await c.query("SELECT set_config('lock_timeout', $1, true), "
+                             "pg_advisory_xact_lock(hashtext('reprint.publish'), hashtext($2))",
+                             args(std::to_string(m_options.lockTimeoutMs) + "ms", (*m)->name));
+    if (!r)
+        co_return co_await fail(r.error());
+    auto b = co_await readBackfill(c, req.id, true);
+    if (!b)
+        co_return co_await fail(b.error());
+    if (b->status == "undone")
+        co_return co_await fail(conflict("backfill " + id + " is already undone; nothing was changed", ""));
+    if (b->status != "published" || b->kind != "backfill")
+        co_return co_await fail(conflict("backfill " + id + " is " + b->status + ": only a published backfill can be undone", ""));
+    if (b->archiveTable.empty())
+        co_return co_await fail(conflict("the archive of backfill " + id + " was pruned; it can no longer be undone",
+                                         "Run a backfill of the window instead."));
+    // Nobody may be writing the window now.
+    auto claims = co_await c.query("SELECT b.id::text, b.operator FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
+                                   "WHERE c.model = $1 AND c.span && tstzrange($2, $3) LIMIT 1",
+                                   args((*m)->name, w->first().startText(), w->last().endText()),
+                                   oids(0, kTimestamptzOid, kTimestamptzOid));
+    if (!claims)
+        co_return co_await fail(claims.error());
+    if (!claims->last().rows.empty()) {
+        const auto &row = claims->last().rows.front();
+        co_return co_await fail(conflict("the window is claimed by backfill " + *row[0] + " (operator " + *row[1] + ")",
+                                         "Publish or abandon it first."));
+    }
+    // The drift guard: the window must still hold exactly what this backfill published.
+    if (req.overrideReason.empty()) {
+        auto now = co_await readTotals(c, sql, sql.target, w->first(), w->last());
+        if (!now)
+            co_return co_await fail(now.error());
+        auto stored = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, partition, measure, new::text "
+                                       "FROM reprint.partition_totals WHERE backfill_id = $1 AND in_scope",
+                                       args(id));
+        if (!stored)
+            co_return co_await fail(stored.error());
+        for (const auto &row : stored->last().rows) {
+            const Value current = totalOf(*now, std::stoll(*row[0]), measureIndex(**m, *row[2]));
+            if (!agrees(current, row[3], 0))
+                co_return co_await fail(conflict("the window was written after backfill " + id + " was published: " + *row[1] + " "
+                                                     + *row[2] + " is " + current.value_or("NULL") + ", published "
+                                                     + row[3].value_or("NULL") + "; nothing was undone",
+                                                 "Undoing would throw that write away. Pass --override REASON to undo anyway."));
+        }
+    }
+    const std::string archive = quoteRelation("reprint_archive", b->archiveTable);
+    const std::string where = " WHERE " + sql.column + " >= $1 AND " + sql.column + " < $2";
+    UndoOutcome out;
+    out.id = req.id;
+    r = co_await c.query("DELETE FROM " + sql.target + where, args(w->first().startText(), w->last().endText()), kBounds);
+    if (r) {
+        out.rowsRemoved = r->last().affectedRows;
+        r = co_await c.query("INSERT INTO " + sql.target + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM " + archive);
+    }
+    if (r) {
+        out.rowsRestored = r->last().affectedRows;
+        r = co_await c.query("UPDATE reprint.backfills SET status = 'undone', undone_at = now(), updated_at = now(), "
+                             "archive_table = NULL WHERE id = $1",
+                             args(id));
+    }
+    const Value reason = req.overrideReason.empty() ? Value() : Value(req.overrideReason);
+    if (r)
+        r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action, override_reason) VALUES ($1, 'undo', $2)",
+                             args(id, reason));
+    if (r)
+        r = co_await c.query("UPDATE reprint.partition_loads SET loaded_at = now(), backfill_id = $2 "
+                             "WHERE model = $1 AND partition_start >= $3 AND partition_start < $4",
+                             args((*m)->name, id, w->first().startText(), w->last().endText()),
+                             oids(0, 0, kTimestamptzOid, kTimestamptzOid));
+    if (r)
+        r = co_await c.query("DROP TABLE " + archive);
+    if (!r)
+        co_return co_await fail(r.error());
+    auto committed = co_await c.execute("COMMIT");
+    if (!committed)
+        co_return committed.error();
+    co_return out;
+}
+
+Task<Result<int>> Engine::pruneArchives(int retentionDays)
+{
+    auto s = co_await open(nullptr, {});
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    // An archive goes once it is older than the retention and a later publish of the same
+    // model has replaced (part of) its window; the latest publish of a window keeps its own.
+    auto r = co_await c.query(
+        "SELECT b.id::text, b.archive_table FROM reprint.backfills b "
+        "WHERE b.status = 'published' AND b.archive_table IS NOT NULL "
+        "AND b.published_at < now() - make_interval(days => $1) "
+        "AND EXISTS (SELECT 1 FROM reprint.backfills later WHERE later.model = b.model AND later.status = 'published' "
+        "AND later.published_at > b.published_at "
+        "AND tstzrange(later.window_start, later.window_end) && tstzrange(b.window_start, b.window_end))",
+        args(std::to_string(retentionDays)));
+    if (!r)
+        co_return r.error();
+    int dropped = 0;
+    for (const auto &row : r->last().rows) {
+        auto x = co_await c.execute("BEGIN");
+        if (x)
+            x = co_await c.query("DROP TABLE IF EXISTS " + quoteRelation("reprint_archive", *row[1]));
+        if (x)
+            x = co_await c.query("UPDATE reprint.backfills SET archive_table = NULL, updated_at = now() WHERE id = $1", args(*row[0]));
+        if (x)
+            x = co_await c.execute("COMMIT");
+        if (!x) {
+            co_await rollback(c);
+            co_return x.error();
+        }
+        ++dropped;
+    }
+    co_return dropped;
 }
 
 } // namespace reprint::backfill

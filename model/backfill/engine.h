@@ -80,6 +80,9 @@ struct BackfillRequest {
     std::string from;   // partition names, inclusive
     std::string to;
     int parallel = 1;
+    bool cascade = false;      // also stage every downstream model over the mapped window
+    long long resumeId = 0;    // re-stage only what is not staged of this backfill, keep its id
+    bool retryFailed = false;  // with resumeId: re-stage only failed partitions
 };
 
 struct BackfillOutcome {
@@ -101,6 +104,17 @@ struct PublishRequest {
     long long id = 0;
     std::string note;            // required
     std::string overrideReason;  // required when validation failed
+};
+
+struct UndoRequest {
+    long long id = 0;
+    std::string overrideReason;  // required when the window was written after the publish
+};
+
+struct UndoOutcome {
+    long long id = 0;
+    long long rowsRestored = 0;
+    long long rowsRemoved = 0;
 };
 
 struct PublishOutcome {
@@ -137,16 +151,23 @@ public:
     Result<const Model *> model(const std::string &name) const;
 
     Task<Result<int>> init();   // returns the schema version now in place
-    Task<Result<std::vector<StatusRow>>> status(const std::string &model, const std::string &from,
-                                                const std::string &to, CancelTokenPtr cancel = {});
-    Task<Result<RunOutcome>> run(const std::string &model, const std::string &partition, CancelTokenPtr cancel = {});
+    // Arguments are taken by value: the coroutines are lazy and may start after the
+    // caller's temporaries are gone.
+    Task<Result<std::vector<StatusRow>>> status(std::string model, std::string from, std::string to,
+                                                CancelTokenPtr cancel = {});
+    Task<Result<RunOutcome>> run(std::string model, std::string partition, CancelTokenPtr cancel = {});
     Task<Result<BackfillOutcome>> backfill(BackfillRequest request, ProgressFn progress = {},
                                            CancelTokenPtr cancel = {});
     Task<Result<Review>> review(long long id);
-    Task<Result<RowDiff>> rowDiff(long long id, const std::string &partition);
+    Task<Result<RowDiff>> rowDiff(long long id, std::string partition);
     Task<Result<PublishOutcome>> publish(PublishRequest request, CancelTokenPtr cancel = {});
     Task<Status> abandon(long long id);
-    Task<Result<std::vector<HistoryRow>>> history(const std::string &model = {});
+    // Restores the archived rows of a published backfill in one transaction (drift-guarded).
+    Task<Result<UndoOutcome>> undo(UndoRequest request, CancelTokenPtr cancel = {});
+    // Drops archives older than `retentionDays`, never the latest publish of a window.
+    // Returns how many archives were dropped.
+    Task<Result<int>> pruneArchives(int retentionDays);
+    Task<Result<std::vector<HistoryRow>>> history(std::string model = {});
 
     // The transform's identity: sha256 of its SQL text with references resolved.
     Result<std::string> transformHash(const Model &model) const;

@@ -1,9 +1,9 @@
 #include "localcluster.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
-#include <clocale>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -314,7 +314,7 @@ Result<ProgramResult> runProgram(const std::vector<std::string> &argv, const Acc
     if (got == static_cast<ssize_t>(sizeof report)) {
         const char *stage = report[0] == 1 ? "could not switch to the account '" : report[0] == 2 ? "could not enter " : "could not run ";
         std::string what = report[0] == 1 ? account.name + "'" : report[0] == 2 ? cwd : argv[0];
-        return Error::make(ErrorKind::Internal, stage + what + " : " + std::strerror(report[1]));
+        return Error::make(ErrorKind::Internal, stage + what + ": " + std::strerror(report[1]));
     }
     ProgramResult r;
     r.exitCode = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;

@@ -407,6 +407,22 @@ private Q_SLOTS:
                 QVERIFY2(!m.checksFor(measure).empty(), (m.name + ": no check for " + measure).c_str());
     }
 
+    void demoCopyIsIndependent()
+    {
+        const std::string copy = test::demoCopy("tst_demoseed_copy");
+        QVERIFY(copy.find("dbname=tst_demoseed_copy") != std::string::npos);
+        const long long before = number("SELECT count(*) FROM analytics.fct_order_lines_20260310");
+        auto changed = test::execute(copy, "DELETE FROM analytics.fct_order_lines WHERE order_date = '2026-03-10'");
+        QVERIFY2(changed.ok(), qPrintable(errorText(changed)));
+        QCOMPARE(scalar(copy, "SELECT count(*) FROM analytics.fct_order_lines_20260310"), std::string("0"));
+        QCOMPARE(number("SELECT count(*) FROM analytics.fct_order_lines_20260310"), before);
+        // Copying again starts from the template, not from the changed copy.
+        const std::string again = test::demoCopy("tst_demoseed_copy");
+        QCOMPARE(scalar(again, "SELECT count(*) FROM analytics.fct_order_lines_20260310"), std::to_string(before));
+        auto dropped = test::execute(test::demoCluster().conninfo(), "DROP DATABASE tst_demoseed_copy");
+        QVERIFY2(dropped.ok(), qPrintable(errorText(dropped)));
+    }
+
     void seedIsDeterministic()
     {
         // Two seeds at the same scale in a private cluster give the same rows.

@@ -1,0 +1,226 @@
+#include "engineclient.h"
+
+#include "warehouse/iothread.h"
+
+#include <QMetaObject>
+#include <QPointer>
+#include <QThreadPool>
+
+#include <map>
+#include <mutex>
+
+namespace reprint::model {
+
+using backfill::CancelTokenPtr;
+using warehouse::Result;
+using warehouse::Task;
+
+DatabaseError toDatabaseError(const warehouse::Error &e)
+{
+    DatabaseError out;
+    out.kind = QString::fromLatin1(warehouse::toString(e.kind));
+    out.sqlstate = QString::fromStdString(e.sqlstate);
+    out.message = QString::fromStdString(e.message);
+    out.detail = QString::fromStdString(e.detail);
+    out.hint = QString::fromStdString(e.hint);
+    return out;
+}
+
+struct EngineClient::Private {
+    std::unique_ptr<warehouse::IoThread> io = std::make_unique<warehouse::IoThread>();
+    std::shared_ptr<backfill::Engine> engine;
+    backfill::Spec emptySpec;
+    quint64 nextToken = 0;
+    quint64 generation = 0;
+    std::map<quint64, CancelTokenPtr> cancels;  // GUI thread only
+};
+
+namespace {
+int registerTypes()
+{
+    qRegisterMetaType<StatusRows>();
+    qRegisterMetaType<HistoryRows>();
+    qRegisterMetaType<backfill::BackfillEvent>();
+    qRegisterMetaType<backfill::BackfillOutcome>();
+    qRegisterMetaType<backfill::Review>();
+    qRegisterMetaType<backfill::RowDiff>();
+    qRegisterMetaType<backfill::PublishOutcome>();
+    qRegisterMetaType<backfill::UndoOutcome>();
+    qRegisterMetaType<DatabaseError>();
+    return 0;
+}
+} // namespace
+
+EngineClient::EngineClient(QObject *parent)
+    : QObject(parent)
+    , d(std::make_unique<Private>())
+{
+    static const int registered = registerTypes();
+    Q_UNUSED(registered);
+}
+
+EngineClient::~EngineClient()
+{
+    // Join the I/O thread before anything else, so that no completion handler can post to
+    // this object while it is being destroyed.
+    d->io.reset();
+}
+
+void EngineClient::setSpec(const backfill::Spec &spec, const QString &conninfo)
+{
+    ++d->generation;
+    d->engine = std::make_shared<backfill::Engine>(spec, conninfo.toStdString());
+}
+
+bool EngineClient::hasSpec() const
+{
+    return static_cast<bool>(d->engine);
+}
+
+const backfill::Spec &EngineClient::spec() const
+{
+    return d->engine ? d->engine->spec() : d->emptySpec;
+}
+
+namespace {
+
+// Starts `make(engine, cancel)` on the I/O thread; its value comes back to `self` on the
+// GUI thread through `deliver`, unless the spec changed meanwhile.
+template <typename T, typename Make, typename Deliver>
+quint64 start(EngineClient *self, warehouse::IoThread &io, std::shared_ptr<backfill::Engine> engine, quint64 token,
+              quint64 generation, const quint64 *currentGeneration, CancelTokenPtr cancel, Make make, Deliver deliver)
+{
+    if (!engine) {
+        warehouse::Error e = warehouse::Error::make(warehouse::ErrorKind::Usage, "no spec is open", "Open a spec first.");
+        QMetaObject::invokeMethod(self, [self, token, e] { Q_EMIT self->failed(token, toDatabaseError(e)); }, Qt::QueuedConnection);
+        return token;
+    }
+    auto task = [](std::shared_ptr<backfill::Engine> eng, CancelTokenPtr c, Make m) -> Task<Result<T>> {
+        co_return co_await m(*eng, c);
+    }(engine, cancel, std::move(make));
+    io.spawn(std::move(task), [self, token, generation, currentGeneration, deliver](Result<T> r) mutable {
+        QMetaObject::invokeMethod(
+            self,
+            [self, token, generation, currentGeneration, deliver, r = std::move(r)]() mutable {
+                if (generation != *currentGeneration)
+                    return;
+                if (r.ok())
+                    deliver(token, std::move(r.value()));
+                else
+                    Q_EMIT self->failed(token, toDatabaseError(r.error()));
+            },
+            Qt::QueuedConnection);
+    });
+    return token;
+}
+
+} // namespace
+
+quint64 EngineClient::status(const QString &model, const QString &from, const QString &to)
+{
+    const quint64 token = ++d->nextToken;
+    auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
+    return start<StatusRows>(this, *d->io, d->engine, token, d->generation, &d->generation, cancel,
+                             [m = model.toStdString(), f = from.toStdString(), t = to.toStdString()](backfill::Engine &e, CancelTokenPtr c) {
+                                 return e.status(m, f, t, c);
+                             },
+                             [this](quint64 tk, StatusRows rows) {
+                                 d->cancels.erase(tk);
+                                 Q_EMIT statusFinished(tk, rows);
+                             });
+}
+
+quint64 EngineClient::backfill(const backfill::BackfillRequest &request)
+{
+    const quint64 token = ++d->nextToken;
+    auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
+    const quint64 generation = d->generation;
+    const quint64 *current = &d->generation;
+    // Progress events hop to the GUI thread one by one; the views coalesce them.
+    backfill::ProgressFn progress = [this, token, generation, current](const backfill::BackfillEvent &event) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, token, generation, current, event] {
+                if (generation == *current)
+                    Q_EMIT backfillProgressed(token, event);
+            },
+            Qt::QueuedConnection);
+    };
+    return start<backfill::BackfillOutcome>(
+        this, *d->io, d->engine, token, generation, current, cancel,
+        [request, progress](backfill::Engine &e, CancelTokenPtr c) { return e.backfill(request, progress, c); },
+        [this](quint64 tk, backfill::BackfillOutcome out) {
+            d->cancels.erase(tk);
+            Q_EMIT backfillFinished(tk, out);
+        });
+}
+
+quint64 EngineClient::review(qint64 backfillId)
+{
+    const quint64 token = ++d->nextToken;
+    return start<backfill::Review>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+                                   [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.review(backfillId); },
+                                   [this](quint64 tk, backfill::Review r) { Q_EMIT reviewFinished(tk, r); });
+}
+
+quint64 EngineClient::rowDiff(qint64 backfillId, const QString &partition)
+{
+    const quint64 token = ++d->nextToken;
+    return start<backfill::RowDiff>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+                                    [backfillId, p = partition.toStdString()](backfill::Engine &e, CancelTokenPtr) {
+                                        return e.rowDiff(backfillId, p);
+                                    },
+                                    [this](quint64 tk, backfill::RowDiff r) { Q_EMIT rowDiffFinished(tk, r); });
+}
+
+quint64 EngineClient::publish(const backfill::PublishRequest &request)
+{
+    const quint64 token = ++d->nextToken;
+    auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
+    return start<backfill::PublishOutcome>(this, *d->io, d->engine, token, d->generation, &d->generation, cancel,
+                                           [request](backfill::Engine &e, CancelTokenPtr c) { return e.publish(request, c); },
+                                           [this](quint64 tk, backfill::PublishOutcome out) {
+                                               d->cancels.erase(tk);
+                                               Q_EMIT publishFinished(tk, out);
+                                           });
+}
+
+quint64 EngineClient::undo(const backfill::UndoRequest &request)
+{
+    const quint64 token = ++d->nextToken;
+    auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
+    return start<backfill::UndoOutcome>(this, *d->io, d->engine, token, d->generation, &d->generation, cancel,
+                                        [request](backfill::Engine &e, CancelTokenPtr c) { return e.undo(request, c); },
+                                        [this](quint64 tk, backfill::UndoOutcome out) {
+                                            d->cancels.erase(tk);
+                                            Q_EMIT undoFinished(tk, out);
+                                        });
+}
+
+quint64 EngineClient::abandon(qint64 backfillId)
+{
+    const quint64 token = ++d->nextToken;
+    return start<warehouse::Done>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+                                  [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.abandon(backfillId); },
+                                  [this](quint64 tk, warehouse::Done) { Q_EMIT abandonFinished(tk); });
+}
+
+quint64 EngineClient::history(const QString &model)
+{
+    const quint64 token = ++d->nextToken;
+    return start<HistoryRows>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+                              [m = model.toStdString()](backfill::Engine &e, CancelTokenPtr) { return e.history(m); },
+                              [this](quint64 tk, HistoryRows rows) { Q_EMIT historyFinished(tk, rows); });
+}
+
+void EngineClient::cancel(quint64 token)
+{
+    auto it = d->cancels.find(token);
+    if (it == d->cancels.end())
+        return;
+    CancelTokenPtr c = it->second;
+    // PQcancel blocks for a round trip: never on the GUI thread.
+    QThreadPool::globalInstance()->start([c] { c->cancel(); });
+}
+
+} // namespace reprint::model

@@ -1,0 +1,86 @@
+#pragma once
+// The GUI's door to the engine: a QObject that runs backfill::Engine operations on an
+// I/O thread and delivers their results as values through queued calls.
+//
+// Thread affinity: lives on the thread that created it (the GUI thread); call every
+// member there; every signal is emitted there. Engine coroutines run on the client's own
+// I/O thread; the GUI thread never waits on the database.
+//
+// Tokens: every operation returns a token at once and is answered exactly once, by its
+// *Finished signal or by failed(), unless it went stale: setSpec() makes every answer of
+// the previous engine stale, and stale answers are dropped, never emitted.
+//
+// Cancel: cancel(token) asks the operation to stop (libpq's cancel API, from a worker
+// thread). The operation then answers failed() with kind "cancelled", or its normal
+// result if it finished first; the engine reads state back from the database either way.
+
+#include "warehouseclient.h"
+
+#include "backfill/engine.h"
+#include "backfill/spec.h"
+
+#include <QObject>
+
+#include <memory>
+#include <vector>
+
+namespace reprint::model {
+
+using StatusRows = std::vector<backfill::StatusRow>;
+using HistoryRows = std::vector<backfill::HistoryRow>;
+
+class EngineClient : public QObject {
+    Q_OBJECT
+
+public:
+    explicit EngineClient(QObject *parent = nullptr);
+    // Stops the I/O thread first (running operations are abandoned unanswered).
+    ~EngineClient() override;
+
+    // The spec and connection the engine works with. Answers still pending from the
+    // previous spec become stale.
+    void setSpec(const backfill::Spec &spec, const QString &conninfo);
+    bool hasSpec() const;
+    const backfill::Spec &spec() const;
+
+    quint64 status(const QString &model, const QString &from, const QString &to);
+    quint64 backfill(const backfill::BackfillRequest &request);
+    quint64 review(qint64 backfillId);
+    quint64 rowDiff(qint64 backfillId, const QString &partition);
+    quint64 publish(const backfill::PublishRequest &request);
+    quint64 undo(const backfill::UndoRequest &request);
+    quint64 abandon(qint64 backfillId);
+    quint64 history(const QString &model = {});
+    void cancel(quint64 token);
+
+Q_SIGNALS:
+    void statusFinished(quint64 token, const reprint::model::StatusRows &rows);
+    // Per-partition progress of a backfill, as it happens (not coalesced here).
+    void backfillProgressed(quint64 token, const reprint::backfill::BackfillEvent &event);
+    void backfillFinished(quint64 token, const reprint::backfill::BackfillOutcome &outcome);
+    void reviewFinished(quint64 token, const reprint::backfill::Review &review);
+    void rowDiffFinished(quint64 token, const reprint::backfill::RowDiff &diff);
+    void publishFinished(quint64 token, const reprint::backfill::PublishOutcome &outcome);
+    void undoFinished(quint64 token, const reprint::backfill::UndoOutcome &outcome);
+    void abandonFinished(quint64 token);
+    void historyFinished(quint64 token, const reprint::model::HistoryRows &rows);
+    void failed(quint64 token, const reprint::model::DatabaseError &error);
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+// The UI's form of an engine error.
+DatabaseError toDatabaseError(const warehouse::Error &error);
+
+} // namespace reprint::model
+
+Q_DECLARE_METATYPE(reprint::model::StatusRows)
+Q_DECLARE_METATYPE(reprint::model::HistoryRows)
+Q_DECLARE_METATYPE(reprint::backfill::BackfillEvent)
+Q_DECLARE_METATYPE(reprint::backfill::BackfillOutcome)
+Q_DECLARE_METATYPE(reprint::backfill::Review)
+Q_DECLARE_METATYPE(reprint::backfill::RowDiff)
+Q_DECLARE_METATYPE(reprint::backfill::PublishOutcome)
+Q_DECLARE_METATYPE(reprint::backfill::UndoOutcome)
