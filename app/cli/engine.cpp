@@ -118,7 +118,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
         {QStringLiteral("init"), QStringLiteral("init --spec S"), false, false},
         {QStringLiteral("status"), QStringLiteral("status --spec S --model M --from P --to P"), true, false},
         {QStringLiteral("run"), QStringLiteral("run --spec S --model M --partition P"), true, false},
-        {QStringLiteral("backfill"), QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N]"), true, false},
+        {QStringLiteral("backfill"), QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N] | --resume ID [--retry-failed]"), false, false},
         {QStringLiteral("diff"), QStringLiteral("diff --spec S ID [--rows P]"), false, true},
         {QStringLiteral("publish"), QStringLiteral("publish --spec S ID --approve NOTE [--override REASON]"), false, true},
         {QStringLiteral("abandon"), QStringLiteral("abandon --spec S ID"), false, true},
@@ -146,10 +146,12 @@ int engineCommand(const QString &command, const QStringList &arguments)
     const QCommandLineOption approve(QStringLiteral("approve"), QStringLiteral("Approval note."), QStringLiteral("NOTE"));
     const QCommandLineOption override_(QStringLiteral("override"), QStringLiteral("Reason to publish a failed validation."), QStringLiteral("REASON"));
     const QCommandLineOption refresh(QStringLiteral("refresh"), QStringLiteral("Recompute (status is always fresh)."));
+    const QCommandLineOption resume(QStringLiteral("resume"), QStringLiteral("Resume this backfill."), QStringLiteral("ID"));
+    const QCommandLineOption retryFailed(QStringLiteral("retry-failed"), QStringLiteral("With --resume: re-stage only failed partitions."));
     const QCommandLineOption prune(QStringLiteral("prune"), QStringLiteral("Drop archives past their retention."));
     const QCommandLineOption retention(QStringLiteral("retention-days"), QStringLiteral("Archive retention."), QStringLiteral("N"),
                                        QStringLiteral("30"));
-    parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh, prune, retention});
+    parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh, prune, retention, resume, retryFailed});
     parser.addHelpOption();
     if (!parser.parse(QStringList{QStringLiteral("reprint ") + command} + arguments))
         return usageError(parser.errorText(), QStringLiteral("usage: reprint ") + cmd->synopsis);
@@ -220,10 +222,20 @@ int engineCommand(const QString &command, const QStringList &arguments)
         return ExitOk;
     }
     if (command == QLatin1String("backfill")) {
-        if (!parser.isSet(from) || !parser.isSet(to))
-            return usageError(QStringLiteral("backfill needs --from P --to P"), QStringLiteral("usage: reprint ") + cmd->synopsis);
         bool ok = false;
         backfill::BackfillRequest req;
+        if (parser.isSet(resume)) {
+            req.resumeId = parser.value(resume).toLongLong(&ok);
+            if (!ok || req.resumeId <= 0)
+                return usageError(QStringLiteral("--resume '%1' is not a backfill id").arg(parser.value(resume)),
+                                  QStringLiteral("`reprint history` lists them."));
+            req.retryFailed = parser.isSet(retryFailed);
+        } else if (parser.isSet(retryFailed)) {
+            return usageError(QStringLiteral("--retry-failed needs --resume ID"));
+        } else if (!parser.isSet(model) || !parser.isSet(from) || !parser.isSet(to)) {
+            return usageError(QStringLiteral("backfill needs --model M --from P --to P (or --resume ID)"),
+                              QStringLiteral("usage: reprint ") + cmd->synopsis);
+        }
         req.model = modelName;
         req.from = parser.value(from).toStdString();
         req.to = parser.value(to).toStdString();

@@ -215,14 +215,6 @@ Status seed(warehouse::LocalCluster &cluster, SetupConnection &admin, double sca
             return inStep(r.error(), "committing the seed");
 
         say("applying Reprint's schema");
-        // Workaround: migrate() reads reprint.schema_version in a query that fails with
-        // 42P01 on a database that has never seen Reprint (the relation is resolved when
-        // the CASE is parsed, not when it runs). Give it the empty table it creates itself.
-        if (auto r = db.execute("CREATE SCHEMA IF NOT EXISTS reprint; CREATE TABLE IF NOT EXISTS reprint.schema_version "
-                                "(version int PRIMARY KEY, description text NOT NULL, "
-                                "applied_at timestamptz NOT NULL DEFAULT now())");
-            !r)
-            return inStep(r.error(), "applying Reprint's schema");
         auto migrated = db.migrate();
         if (!migrated)
             return inStep(migrated.error(), "applying Reprint's schema");

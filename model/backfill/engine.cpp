@@ -899,6 +899,7 @@ struct Recorded {
     long long id = 0;
     std::string stage;
     std::string takeover;
+    std::map<long long, std::string> states;  // resume: each partition's state as stored
 };
 
 Task<Result<Recorded>> recordAndClaim(warehouse::Connection &c, const ModelSql &sql, const Window &w,
@@ -952,6 +953,83 @@ Task<Result<Recorded>> recordAndClaim(warehouse::Connection &c, const ModelSql &
     co_return rec;
 }
 
+// Takes a backfill's claim back for a resume: a lapsed lease (its process died or was
+// cancelled) is renewed for this process; a live one held elsewhere is a conflict; a claim
+// taken over by another backfill can only be re-taken if the window is free again.
+Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const ModelSql &sql, const Window &w,
+                                   const EngineOptions &opt)
+{
+    const std::string ids = std::to_string(id);
+    auto r = co_await c.execute("BEGIN");
+    if (!r)
+        co_return r.error();
+    auto b = co_await readBackfill(c, id, true);
+    if (!b) {
+        co_await rollback(c);
+        co_return b.error();
+    }
+    if (b->status == "published" || b->status == "undone" || b->status == "abandoned" || b->kind != "backfill") {
+        co_await rollback(c);
+        co_return conflict("backfill " + ids + " is " + b->status + " and cannot be resumed", "Start a new backfill of the window.");
+    }
+    if (b->transformHash != sql.transformHash) {
+        co_await rollback(c);
+        co_return conflict("the transform of " + w.model->name + " changed since backfill " + ids
+                               + " started staging; resuming would mix two versions of it",
+                           "Abandon it (`reprint abandon " + ids + "`) and start a new backfill.");
+    }
+    Recorded rec;
+    rec.id = id;
+    rec.stage = quoteRelation("reprint_staging", b->stageTable);
+    if (b->status != "staged") {
+        auto renewed = co_await c.query("UPDATE reprint.claims SET holder = $2, heartbeat_at = now(), "
+                                        "lease_expires = now() + make_interval(secs => $3) "
+                                        "WHERE backfill_id = $1 AND (lease_expires < now() OR holder = $2) RETURNING 1",
+                                        args(ids, opt.holder, std::to_string(opt.leaseSeconds)));
+        if (!renewed) {
+            co_await rollback(c);
+            co_return renewed.error();
+        }
+        if (renewed->last().rows.empty()) {
+            auto live = co_await c.query("SELECT holder, lease_expires::text FROM reprint.claims WHERE backfill_id = $1", args(ids));
+            if (!live) {
+                co_await rollback(c);
+                co_return live.error();
+            }
+            if (!live->last().rows.empty()) {
+                const auto &row = live->last().rows.front();
+                co_await rollback(c);
+                co_return conflict("backfill " + ids + " is still staging in " + *row[0] + " (lease until " + *row[1] + ")",
+                                   "Cancel it there, or resume once its lease has expired.");
+            }
+            auto claim = co_await claimWindow(c, id, *w.model, w.first(), w.last(), opt);
+            if (!claim) {
+                co_await rollback(c);
+                co_return claim.error();
+            }
+            rec.takeover = *claim;
+        }
+    }
+    auto states = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, state FROM reprint.backfill_partitions "
+                                   "WHERE backfill_id = $1",
+                                   args(ids));
+    if (states)
+        for (const auto &row : states->last().rows)
+            rec.states[std::stoll(*row[0])] = *row[1];
+    if (states)
+        states = co_await c.query("UPDATE reprint.backfills SET status = 'staging', error = NULL, updated_at = now() WHERE id = $1",
+                                  args(ids));
+    if (states)
+        states = co_await c.query("CREATE TABLE IF NOT EXISTS " + rec.stage + " (LIKE " + sql.target + " INCLUDING DEFAULTS)");
+    if (states)
+        states = co_await c.execute("COMMIT");
+    if (!states) {
+        co_await rollback(c);
+        co_return states.error();
+    }
+    co_return rec;
+}
+
 // Marks a backfill failed (staging did not complete) and lets its lease lapse so that a
 // resume or another backfill can take the window.
 Task<void> markFailed(warehouse::Connection &c, long long id, const std::string &error)
@@ -992,6 +1070,21 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
 {
     if (!cancel)
         cancel = std::make_shared<CancelToken>();
+    if (req.retryFailed && req.resumeId <= 0)
+        co_return usage("--retry-failed needs --resume ID", "Name the backfill whose failed partitions to re-stage.");
+    if (req.resumeId > 0) {
+        // A resume takes its model and window from the backfill itself.
+        auto conn = co_await connectTo(m_conninfo, nullptr, cancel);
+        if (!conn)
+            co_return conn.error();
+        auto b = co_await readBackfill(**conn, req.resumeId, false);
+        if (!b)
+            co_return b.error();
+        (*conn)->close();
+        req.model = b->model;
+        req.from = b->from;
+        req.to = b->to;
+    }
     auto m = model(req.model);
     if (!m)
         co_return m.error();
@@ -1017,8 +1110,12 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
         }
     };
 
-    emit("claiming", 0, "claiming " + windowText(w->first(), w->last()) + " of " + (*m)->name);
-    auto rec = co_await recordAndClaim(c, sql, *w, "backfill", m_options);
+    emit("claiming", req.resumeId, "claiming " + windowText(w->first(), w->last()) + " of " + (*m)->name);
+    Result<Recorded> rec;
+    if (req.resumeId > 0)
+        rec = co_await resumeClaim(c, req.resumeId, sql, *w, m_options);
+    else
+        rec = co_await recordAndClaim(c, sql, *w, "backfill", m_options);
     if (!rec)
         co_return rec.error();
     BackfillOutcome outcome;
@@ -1038,11 +1135,26 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
     run->total = static_cast<int>(w->partitions.size());
     // Boundary partitions first: they are the likeliest to be wrong, so their review is
     // ready earliest.
-    run->queue.emplace_back(w->first(), true);
+    // A resume re-stages what is not staged (or, with retryFailed, only what failed).
+    auto wanted = [&](const Partition &p) {
+        if (req.resumeId <= 0)
+            return true;
+        auto it = rec->states.find(epoch(p));
+        const std::string state = it == rec->states.end() ? "queued" : it->second;
+        return req.retryFailed ? state == "failed" : state != "staged";
+    };
+    std::vector<std::pair<Partition, bool>> order;
+    order.emplace_back(w->first(), true);
     if (w->partitions.size() > 1)
-        run->queue.emplace_back(w->last(), true);
+        order.emplace_back(w->last(), true);
     for (std::size_t i = 1; i + 1 < w->partitions.size(); ++i)
-        run->queue.emplace_back(w->partitions[i], false);
+        order.emplace_back(w->partitions[i], false);
+    for (const auto &item : order) {
+        if (wanted(item.first))
+            run->queue.push_back(item);
+        else
+            ++run->done;
+    }
 
     emit("staging", rec->id, "staging " + std::to_string(w->partitions.size()) + " partition(s) over "
                                  + std::to_string(parallel) + " connection(s)");
@@ -1069,14 +1181,17 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
         co_return Error::make(ErrorKind::Cancelled,
                               "backfill " + std::to_string(rec->id) + " was cancelled after " + counts
                                   + " partitions were staged; nothing was published",
-                              "Its staged partitions are kept; abandon it with `reprint abandon "
-                                  + std::to_string(rec->id) + "` to free the window.");
+                              "Its staged partitions are kept: finish it with `reprint backfill --resume "
+                                  + std::to_string(rec->id) + "`, or free the window with `reprint abandon "
+                                  + std::to_string(rec->id) + "`.");
     }
     if (run->firstFailure) {
         Error e = *run->firstFailure;
         const std::string where = run->firstFailurePartition.empty() ? "" : "partition " + run->firstFailurePartition + ": ";
         co_await markFailed(c, rec->id, where + e.toSentence());
         e.message = "backfill " + std::to_string(rec->id) + " failed: " + where + e.message;
+        e.hint += std::string(e.hint.empty() ? "" : " ") + "Once fixed, `reprint backfill --resume " + std::to_string(rec->id)
+                  + " --retry-failed` re-stages only the failed partitions.";
         co_return e;
     }
 

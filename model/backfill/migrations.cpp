@@ -42,8 +42,14 @@ constexpr const char *kLockKey = "reprint.migrate";
 
 Task<Result<int>> currentVersion(warehouse::Connection &conn)
 {
-    auto r = co_await conn.query("SELECT CASE WHEN to_regclass('reprint.schema_version') IS NULL THEN 0 "
-                                 "ELSE (SELECT coalesce(max(version), 0) FROM reprint.schema_version) END");
+    // Two statements: the server resolves every relation of a statement when it parses
+    // it, so one query cannot test for the table and read it.
+    auto exists = co_await conn.query("SELECT to_regclass('reprint.schema_version') IS NOT NULL");
+    if (!exists)
+        co_return exists.error();
+    if (exists->last().scalar() != "t")
+        co_return 0;
+    auto r = co_await conn.query("SELECT coalesce(max(version), 0) FROM reprint.schema_version");
     if (!r)
         co_return r.error();
     co_return std::stoi(r->last().scalar("0"));

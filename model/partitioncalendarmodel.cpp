@@ -1,0 +1,866 @@
+#include "partitioncalendarmodel.h"
+
+#include <QJsonArray>
+#include <QLocale>
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+namespace reprint::model {
+
+using backfill::Grain;
+using backfill::Partition;
+using backfill::StatusRow;
+
+namespace {
+
+QString q(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+double parseNumber(const std::string &text)
+{
+    if (text.empty())
+        return std::numeric_limits<double>::quiet_NaN();
+    bool ok = false;
+    const double v = QString::fromStdString(text).toDouble(&ok);
+    return ok ? v : std::numeric_limits<double>::quiet_NaN();
+}
+
+QColor mix(const QColor &a, const QColor &b, double t)
+{
+    t = std::clamp(t, 0.0, 1.0);
+    return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t), float(a.greenF() * (1 - t) + b.greenF() * t),
+                            float(a.blueF() * (1 - t) + b.blueF() * t));
+}
+
+// Colours chosen to read on light and dark backgrounds alike, and to stay apart for the
+// common kinds of colour blindness (green/red differ in lightness as well as hue).
+const QColor kOk(0x4f, 0xa8, 0x6b);
+const QColor kMismatch(0xd6, 0x45, 0x45);
+const QColor kUnknown(0xe0, 0xa8, 0x2e);
+const QColor kNoChecks(0x8f, 0xa7, 0xbf);
+const QColor kNeutral(0xa9, 0xaf, 0xb8);
+const QColor kLow(0xe0, 0x6c, 0x2c);
+const QColor kTypical(0xc9, 0xd8, 0xc5);
+const QColor kHigh(0x3a, 0x7b, 0xc8);
+const QColor kScaleLow(0xd4, 0xe4, 0xf4);
+const QColor kScaleHigh(0x1f, 0x5f, 0xa8);
+const QColor kFresh(0x3d, 0xa8, 0x8e);
+const QColor kStale(0x9a, 0x6b, 0x3c);
+const QColor kRunning(0xe0, 0xa8, 0x2e);
+const QColor kStaged(0x8e, 0x6b, 0xc8);
+const QColor kPublished(0x3a, 0x7b, 0xc8);
+
+QString number(double v)
+{
+    if (std::isnan(v))
+        return QStringLiteral("–");
+    if (v == std::floor(v) && std::abs(v) < 1e15)
+        return QLocale::system().toString(qlonglong(v));
+    return QLocale::system().toString(v, 'f', 2);
+}
+
+QString numberText(const std::string &text)
+{
+    const double v = parseNumber(text);
+    return std::isnan(v) ? (text.empty() ? QStringLiteral("–") : q(text)) : number(v);
+}
+
+} // namespace
+
+PartitionCalendarModel::PartitionCalendarModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+PartitionCalendarModel::~PartitionCalendarModel() = default;
+
+void PartitionCalendarModel::setModel(const backfill::Model &model, int firstYear, int lastYear)
+{
+    beginResetModel();
+    m_model = model;
+    m_hasModel = true;
+    m_firstYear = std::min(firstYear, lastYear);
+    m_lastYear = std::max(firstYear, lastYear);
+    if (!m_now.isValid())
+        m_now = QDateTime::currentDateTimeUtc();
+    m_statusTime = {};
+    if (m_metric == Metric::Measure && std::find(model.measures.begin(), model.measures.end(),
+                                                 m_metricMeasure.toStdString()) == model.measures.end()
+        && m_metricMeasure != QLatin1String("rows"))
+        m_metricMeasure = QStringLiteral("rows");
+    m_cells.clear();
+    layout();
+    recomputeMetric();
+    endResetModel();
+}
+
+void PartitionCalendarModel::setYears(int firstYear, int lastYear)
+{
+    if (!m_hasModel)
+        return;
+    beginResetModel();
+    m_firstYear = std::min(firstYear, lastYear);
+    m_lastYear = std::max(firstYear, lastYear);
+    layout();
+    recomputeMetric();
+    endResetModel();
+}
+
+void PartitionCalendarModel::setNow(const QDateTime &now)
+{
+    m_now = now;
+    if (!m_hasModel)
+        return;
+    beginResetModel();
+    layout();
+    recomputeMetric();
+    endResetModel();
+}
+
+void PartitionCalendarModel::layout()
+{
+    std::vector<Cell> old;
+    old.swap(m_cells);
+    m_rows.clear();
+    m_slots.clear();
+    m_lastPast = -1;
+    m_columns = 0;
+    const backfill::PartitionScheme scheme = m_model.scheme();
+    if (!scheme.isValid())
+        return;
+    const QTimeZone &zone = scheme.timezone();
+    const Partition first = scheme.containing(QDate(m_firstYear, 1, 1).startOfDay(zone));
+    const Partition last = scheme.containing(QDate(m_lastYear, 12, 31).endOfDay(zone));
+    std::vector<Partition> parts = scheme.range(first, last);
+
+    const Grain grain = m_model.grain;
+    const QLocale locale;
+    m_columns = grain == Grain::Day ? 37 : grain == Grain::Hour ? 24 : grain == Grain::Week ? 53 : 12;
+    qint64 rowKey = std::numeric_limits<qint64>::min();
+    m_cells.reserve(parts.size());
+    for (Partition &p : parts) {
+        Cell c;
+        const QDate date = p.start.date();
+        c.date = date;
+        c.weekend = date.dayOfWeek() >= 6 && (grain == Grain::Day || grain == Grain::Hour);
+        qint64 key = 0;
+        RowInfo info;
+        switch (grain) {
+        case Grain::Day:
+            key = qint64(date.year()) * 12 + date.month() - 1;
+            c.column = QDate(date.year(), date.month(), 1).dayOfWeek() - 1 + date.day() - 1;
+            c.label = date.day();
+            info.label = locale.monthName(date.month(), QLocale::ShortFormat);
+            info.group = date.year();
+            break;
+        case Grain::Hour:
+            key = date.toJulianDay();
+            c.column = p.start.time().hour();
+            c.label = c.column;
+            info.label = locale.toString(date, QStringLiteral("ddd d MMM"));
+            info.group = date.year();
+            info.weekend = date.dayOfWeek() >= 6;
+            break;
+        case Grain::Week: {
+            int isoYear = 0;
+            const int week = date.weekNumber(&isoYear);
+            key = isoYear;
+            c.column = week - 1;
+            c.label = week;
+            info.label = QString::number(isoYear);
+            info.group = isoYear;
+            break;
+        }
+        case Grain::Month:
+            key = date.year();
+            c.column = date.month() - 1;
+            c.label = date.month();
+            info.label = QString::number(date.year());
+            info.group = date.year();
+            break;
+        }
+        if (key != rowKey) {
+            rowKey = key;
+            m_rows.push_back(info);
+        }
+        c.row = int(m_rows.size()) - 1;
+        c.partition = std::move(p);
+        m_cells.push_back(std::move(c));
+    }
+    if (grain == Grain::Hour) {
+        // The repeated hour of an autumn change: its second partition takes column 24.
+        for (std::size_t i = 1; i < m_cells.size(); ++i)
+            if (m_cells[i].row == m_cells[i - 1].row && m_cells[i].column <= m_cells[i - 1].column) {
+                m_cells[i].column = 24;
+                m_columns = 25;
+            }
+    }
+    m_slots.assign(m_rows.size() * std::size_t(m_columns), -1);
+    for (std::size_t i = 0; i < m_cells.size(); ++i) {
+        m_slots[std::size_t(m_cells[i].row) * std::size_t(m_columns) + std::size_t(m_cells[i].column)] = int(i);
+        if (m_cells[i].partition.start <= m_now)
+            m_lastPast = int(i);
+    }
+    // Keep what was known of partitions that are still in the window.
+    if (!old.empty()) {
+        std::unordered_map<qint64, std::size_t> byStart;
+        for (std::size_t i = 0; i < m_cells.size(); ++i)
+            byStart.emplace(m_cells[i].partition.start.toSecsSinceEpoch(), i);
+        for (Cell &o : old) {
+            auto it = byStart.find(o.partition.start.toSecsSinceEpoch());
+            if (it == byStart.end())
+                continue;
+            Cell &c = m_cells[it->second];
+            c.status = std::move(o.status);
+            c.published = o.published;
+            updateDerived(c);
+        }
+    }
+}
+
+void PartitionCalendarModel::updateDerived(Cell &c) const
+{
+    c.measureValues.clear();
+    c.loadedAt = {};
+    c.health = Health::NotLoaded;
+    c.claimState = c.published.isEmpty() ? ClaimState::None : ClaimState::Published;
+    if (!c.status)
+        return;
+    const StatusRow &s = *c.status;
+    for (const auto &[name, value] : s.measures)
+        c.measureValues.push_back(parseNumber(value));
+    if (!s.loadedAt.empty())
+        c.loadedAt = QDateTime::fromString(q(s.loadedAt), Qt::ISODate);
+    if (s.checks.empty()) {
+        c.health = Health::NoChecks;
+    } else {
+        c.health = Health::Ok;
+        for (const auto &[name, state] : s.checks) {
+            if (state == "mismatch")
+                c.health = Health::Mismatch;
+            else if (state != "ok" && c.health != Health::Mismatch)
+                c.health = Health::Unknown;
+        }
+    }
+    if (!s.claimedBy.empty()) {
+        const bool held = s.claimedBy.find(", staged)") != std::string::npos
+            || s.claimedBy.find(", failed)") != std::string::npos;
+        c.claimState = held ? ClaimState::Staged : ClaimState::Running;
+    }
+}
+
+void PartitionCalendarModel::setStatus(const StatusRows &rows)
+{
+    if (!m_hasModel || m_cells.empty())
+        return;
+    std::unordered_map<qint64, std::size_t> byStart;
+    byStart.reserve(m_cells.size());
+    for (std::size_t i = 0; i < m_cells.size(); ++i)
+        byStart.emplace(m_cells[i].partition.start.toSecsSinceEpoch(), i);
+    int firstRow = std::numeric_limits<int>::max();
+    int lastRow = -1;
+    for (const StatusRow &r : rows) {
+        auto it = byStart.find(r.partition.start.toSecsSinceEpoch());
+        if (it == byStart.end())
+            continue;
+        Cell &c = m_cells[it->second];
+        c.status = r;
+        updateDerived(c);
+        firstRow = std::min(firstRow, c.row);
+        lastRow = std::max(lastRow, c.row);
+    }
+    m_statusTime = QDateTime::currentDateTimeUtc();
+    if (lastRow < 0)
+        return;
+    recomputeMetric();
+    // The metric's scale (median, min..max) may move with any new value: every cell's
+    // colour may change.
+    Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+void PartitionCalendarModel::setHistory(const HistoryRows &rows)
+{
+    if (!m_hasModel || m_cells.empty())
+        return;
+    const backfill::PartitionScheme scheme = m_model.scheme();
+    for (Cell &c : m_cells)
+        c.published.clear();
+    for (const backfill::HistoryRow &h : rows) {
+        if (h.model != m_model.name || h.status != "published")
+            continue;
+        auto from = scheme.parse(h.from);
+        auto to = scheme.parse(h.to);
+        if (!from || !to)
+            continue;
+        const QString text = h.kind == "run" ? tr("published by run %1").arg(h.id)
+                                             : tr("published by backfill %1").arg(h.id);
+        for (Cell &c : m_cells)
+            if (c.partition.start >= from->start && c.partition.start < to->end)
+                c.published = text;
+    }
+    for (Cell &c : m_cells)
+        updateDerived(c);
+    recomputeMetric();
+    Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+void PartitionCalendarModel::clearStatus()
+{
+    for (Cell &c : m_cells) {
+        c.status.reset();
+        c.published.clear();
+        updateDerived(c);
+    }
+    m_statusTime = {};
+    recomputeMetric();
+    if (!m_cells.empty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+QJsonObject PartitionCalendarModel::statusToJson() const
+{
+    auto pairs = [](const std::vector<std::pair<std::string, std::string>> &v) {
+        QJsonArray a;
+        for (const auto &[k, val] : v)
+            a.append(QJsonArray{q(k), q(val)});
+        return a;
+    };
+    QJsonArray parts;
+    for (const Cell &c : m_cells) {
+        if (!c.status)
+            continue;
+        const StatusRow &s = *c.status;
+        parts.append(QJsonObject{
+            {QStringLiteral("start"), c.partition.start.toSecsSinceEpoch()},
+            {QStringLiteral("rows"), s.rows},
+            {QStringLiteral("measures"), pairs(s.measures)},
+            {QStringLiteral("checks"), pairs(s.checks)},
+            {QStringLiteral("checkValues"), pairs(s.checkValues)},
+            {QStringLiteral("loadedAt"), q(s.loadedAt)},
+            {QStringLiteral("claimedBy"), q(s.claimedBy)},
+        });
+    }
+    return QJsonObject{{QStringLiteral("model"), q(m_model.name)},
+                       {QStringLiteral("grain"), QString::fromLatin1(backfill::toString(m_model.grain))},
+                       {QStringLiteral("timezone"), q(m_model.timezone)},
+                       {QStringLiteral("time"), m_statusTime.toString(Qt::ISODate)},
+                       {QStringLiteral("partitions"), parts}};
+}
+
+void PartitionCalendarModel::statusFromJson(const QJsonObject &json)
+{
+    if (!m_hasModel || json.value(QStringLiteral("model")).toString() != q(m_model.name)
+        || json.value(QStringLiteral("grain")).toString() != QString::fromLatin1(backfill::toString(m_model.grain))
+        || json.value(QStringLiteral("timezone")).toString() != q(m_model.timezone))
+        return;
+    auto pairs = [](const QJsonValue &v) {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const QJsonValue &e : v.toArray()) {
+            const QJsonArray a = e.toArray();
+            out.emplace_back(a.at(0).toString().toStdString(), a.at(1).toString().toStdString());
+        }
+        return out;
+    };
+    const QTimeZone zone = m_model.scheme().timezone();
+    StatusRows rows;
+    for (const QJsonValue &v : json.value(QStringLiteral("partitions")).toArray()) {
+        const QJsonObject o = v.toObject();
+        StatusRow r;
+        r.partition.start = QDateTime::fromSecsSinceEpoch(qint64(o.value(QStringLiteral("start")).toDouble()), zone);
+        r.rows = qint64(o.value(QStringLiteral("rows")).toDouble());
+        r.measures = pairs(o.value(QStringLiteral("measures")));
+        r.checks = pairs(o.value(QStringLiteral("checks")));
+        r.checkValues = pairs(o.value(QStringLiteral("checkValues")));
+        r.loadedAt = o.value(QStringLiteral("loadedAt")).toString().toStdString();
+        r.claimedBy = o.value(QStringLiteral("claimedBy")).toString().toStdString();
+        rows.push_back(std::move(r));
+    }
+    // The partitions' bounds and names come from the scheme, not from the cache.
+    const backfill::PartitionScheme scheme = m_model.scheme();
+    for (StatusRow &r : rows)
+        r.partition = scheme.containing(r.partition.start);
+    setStatus(rows);
+    m_statusTime = QDateTime::fromString(json.value(QStringLiteral("time")).toString(), Qt::ISODate);
+}
+
+void PartitionCalendarModel::setMetric(Metric metric, const QString &measure)
+{
+    m_metric = metric;
+    m_metricMeasure = measure.isEmpty() ? QStringLiteral("rows") : measure;
+    recomputeMetric();
+    if (!m_cells.empty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+double PartitionCalendarModel::medianRatio(int ordinal) const
+{
+    const Cell &c = m_cells[std::size_t(ordinal)];
+    if (!c.status)
+        return std::numeric_limits<double>::quiet_NaN();
+    // The same weekday (day grain) or the same hour of the same weekday (hour grain);
+    // week and month partitions compare with the ones just before them.
+    const int step = m_model.grain == Grain::Day ? 7 : m_model.grain == Grain::Hour ? 168 : 1;
+    std::vector<double> previous;
+    for (int o = ordinal - step; o >= 0 && previous.size() < 8; o -= step) {
+        const Cell &p = m_cells[std::size_t(o)];
+        if (p.status && p.status->rows > 0)
+            previous.push_back(double(p.status->rows));
+    }
+    if (previous.size() < 3)
+        return std::numeric_limits<double>::quiet_NaN();
+    std::sort(previous.begin(), previous.end());
+    const std::size_t n = previous.size();
+    const double median = n % 2 ? previous[n / 2] : (previous[n / 2 - 1] + previous[n / 2]) / 2;
+    return median > 0 ? double(c.status->rows) / median : std::numeric_limits<double>::quiet_NaN();
+}
+
+void PartitionCalendarModel::recomputeMetric()
+{
+    int measureIndex = -1;
+    if (m_metric == Metric::Measure && m_metricMeasure != QLatin1String("rows")) {
+        const auto it = std::find(m_model.measures.begin(), m_model.measures.end(), m_metricMeasure.toStdString());
+        measureIndex = it == m_model.measures.end() ? -1 : int(it - m_model.measures.begin());
+    }
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -lo;
+    for (std::size_t i = 0; i < m_cells.size(); ++i) {
+        Cell &c = m_cells[i];
+        c.hasMetric = false;
+        c.metric = 0;
+        if (!c.status && m_metric != Metric::Claims)
+            continue;
+        double v = std::numeric_limits<double>::quiet_NaN();
+        switch (m_metric) {
+        case Metric::Checks: v = double(int(c.health)); break;
+        case Metric::RowsVsMedian: v = medianRatio(int(i)); break;
+        case Metric::Measure:
+            if (measureIndex < 0)
+                v = double(c.status->rows);
+            else if (std::size_t(measureIndex) < c.measureValues.size())
+                v = c.measureValues[std::size_t(measureIndex)];
+            break;
+        case Metric::Freshness:
+            if (c.loadedAt.isValid())
+                v = std::max<qint64>(0, c.loadedAt.secsTo(m_now)) / 3600.0;
+            break;
+        case Metric::Claims: v = double(int(c.claimState)); break;
+        }
+        if (std::isnan(v))
+            continue;
+        c.hasMetric = true;
+        c.metric = v;
+        if (!(c.status && c.status->rows == 0)) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    }
+    m_metricMin = std::isfinite(lo) ? lo : 0;
+    m_metricMax = std::isfinite(hi) ? hi : 0;
+
+    for (Cell &c : m_cells) {
+        c.colour = QColor();
+        if (!c.status && !(m_metric == Metric::Claims && c.claimState != ClaimState::None))
+            continue;
+        if (!c.hasMetric) {
+            c.colour = kNeutral;
+            continue;
+        }
+        switch (m_metric) {
+        case Metric::Checks:
+            switch (c.health) {
+            case Health::Ok: c.colour = kOk; break;
+            case Health::Mismatch: c.colour = kMismatch; break;
+            case Health::Unknown: c.colour = kUnknown; break;
+            case Health::NoChecks: c.colour = kNoChecks; break;
+            case Health::NotLoaded: break;
+            }
+            break;
+        case Metric::RowsVsMedian:
+            c.colour = c.metric < 1 ? mix(kLow, kTypical, (c.metric - 0.5) / 0.5) : mix(kTypical, kHigh, (c.metric - 1) / 0.5);
+            break;
+        case Metric::Measure:
+            c.colour = mix(kScaleLow, kScaleHigh,
+                           m_metricMax > m_metricMin ? (c.metric - m_metricMin) / (m_metricMax - m_metricMin) : 0.5);
+            break;
+        case Metric::Freshness: {
+            const double l = std::log1p(m_metricMin);
+            const double h = std::log1p(m_metricMax);
+            c.colour = mix(kFresh, kStale, h > l ? (std::log1p(c.metric) - l) / (h - l) : 0);
+            break;
+        }
+        case Metric::Claims:
+            switch (c.claimState) {
+            case ClaimState::None: c.colour = kNeutral; break;
+            case ClaimState::Running: c.colour = kRunning; break;
+            case ClaimState::Staged: c.colour = kStaged; break;
+            case ClaimState::Published: c.colour = kPublished; break;
+            }
+            break;
+        }
+    }
+}
+
+QList<PartitionCalendarModel::LegendEntry> PartitionCalendarModel::legend() const
+{
+    const QLocale locale;
+    switch (m_metric) {
+    case Metric::Checks:
+        return {{kOk, tr("Checks pass")},
+                {kMismatch, tr("A check fails")},
+                {kUnknown, tr("No source value")},
+                {kNoChecks, tr("No checks")}};
+    case Metric::RowsVsMedian:
+        return {{kLow, tr("≤ 50 % of median")},
+                {kTypical, tr("Typical")},
+                {kHigh, tr("≥ 150 % of median")},
+                {kNeutral, tr("No baseline")}};
+    case Metric::Measure:
+        return {{kScaleLow, number(m_metricMin)},
+                {mix(kScaleLow, kScaleHigh, 0.5), m_metricMeasure},
+                {kScaleHigh, number(m_metricMax)}};
+    case Metric::Freshness: {
+        auto age = [&locale](double hours) {
+            return hours < 48 ? tr("%1 h ago").arg(locale.toString(hours, 'f', 0))
+                              : tr("%1 d ago").arg(locale.toString(hours / 24, 'f', 0));
+        };
+        return {{kFresh, age(m_metricMin)}, {kStale, age(m_metricMax)}, {kNeutral, tr("Load time unknown")}};
+    }
+    case Metric::Claims:
+        return {{kNeutral, tr("Not claimed")},
+                {kRunning, tr("Claimed by a running backfill")},
+                {kStaged, tr("Claimed, staged")},
+                {kPublished, tr("Published by a backfill")}};
+    }
+    return {};
+}
+
+const StatusRow *PartitionCalendarModel::status(int ordinal) const
+{
+    if (ordinal < 0 || ordinal >= partitionCount())
+        return nullptr;
+    const auto &s = m_cells[std::size_t(ordinal)].status;
+    return s ? &*s : nullptr;
+}
+
+int PartitionCalendarModel::ordinalOfName(const QString &name) const
+{
+    if (!m_hasModel || m_cells.empty())
+        return -1;
+    auto p = m_model.scheme().parse(name.trimmed().toStdString());
+    if (!p)
+        return -1;
+    auto it = std::lower_bound(m_cells.begin(), m_cells.end(), p->start,
+                               [](const Cell &c, const QDateTime &start) { return c.partition.start < start; });
+    if (it == m_cells.end() || it->partition.start != p->start)
+        return -1;
+    return int(it - m_cells.begin());
+}
+
+int PartitionCalendarModel::ordinalOf(const QModelIndex &index) const
+{
+    if (!index.isValid() || index.model() != this || index.row() >= rowCount() || index.column() >= m_columns)
+        return -1;
+    return m_slots[std::size_t(index.row()) * std::size_t(m_columns) + std::size_t(index.column())];
+}
+
+int PartitionCalendarModel::ordinalAt(int row, int column) const
+{
+    if (row < 0 || column < 0 || row >= rowCount() || column >= m_columns)
+        return -1;
+    return m_slots[std::size_t(row) * std::size_t(m_columns) + std::size_t(column)];
+}
+
+PartitionCalendarModel::CellSummary PartitionCalendarModel::summary(int ordinal) const
+{
+    CellSummary s;
+    if (ordinal < 0 || ordinal >= partitionCount())
+        return s;
+    const Cell &c = m_cells[std::size_t(ordinal)];
+    s.colour = c.colour;
+    s.health = c.health;
+    s.claimState = c.claimState;
+    s.hasStatus = c.status.has_value();
+    s.empty = c.status && c.status->rows == 0;
+    s.future = isFuture(ordinal);
+    s.today = c.partition.start <= m_now && m_now < c.partition.end;
+    s.weekend = c.weekend;
+    s.label = c.label;
+    return s;
+}
+
+QModelIndex PartitionCalendarModel::indexOfOrdinal(int ordinal) const
+{
+    if (ordinal < 0 || ordinal >= partitionCount())
+        return {};
+    const Cell &c = m_cells[std::size_t(ordinal)];
+    return index(c.row, c.column);
+}
+
+bool PartitionCalendarModel::isFailing(int ordinal) const
+{
+    return health(ordinal) == Health::Mismatch;
+}
+
+PartitionCalendarModel::Health PartitionCalendarModel::health(int ordinal) const
+{
+    if (ordinal < 0 || ordinal >= partitionCount())
+        return Health::NotLoaded;
+    return m_cells[std::size_t(ordinal)].health;
+}
+
+std::vector<int> PartitionCalendarModel::failingOrdinals() const
+{
+    std::vector<int> out;
+    for (std::size_t i = 0; i < m_cells.size(); ++i)
+        if (m_cells[i].health == Health::Mismatch)
+            out.push_back(int(i));
+    return out;
+}
+
+int PartitionCalendarModel::rowOfYear(int year) const
+{
+    for (std::size_t r = 0; r < m_rows.size(); ++r)
+        if (m_rows[r].group == year)
+            return int(r);
+    return -1;
+}
+
+int PartitionCalendarModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int PartitionCalendarModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() || m_rows.empty() ? 0 : m_columns;
+}
+
+Qt::ItemFlags PartitionCalendarModel::flags(const QModelIndex &index) const
+{
+    const int o = ordinalOf(index);
+    if (o < 0)
+        return Qt::NoItemFlags;
+    if (isFuture(o))
+        return Qt::ItemIsEnabled;
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+}
+
+QVariantList PartitionCalendarModel::checksOf(const Cell &c) const
+{
+    QVariantList out;
+    if (!c.status)
+        return out;
+    const StatusRow &s = *c.status;
+    for (const backfill::Check &check : m_model.checks) {
+        QString state = QStringLiteral("unknown");
+        std::string source;
+        for (const auto &[name, st] : s.checks)
+            if (name == check.name)
+                state = q(st);
+        for (const auto &[name, v] : s.checkValues)
+            if (name == check.name)
+                source = v;
+        double mine = std::numeric_limits<double>::quiet_NaN();
+        QString mineText;
+        if (check.measure == "rows") {
+            mine = double(s.rows);
+            mineText = number(mine);
+        } else {
+            for (std::size_t i = 0; i < s.measures.size(); ++i)
+                if (s.measures[i].first == check.measure) {
+                    mine = i < c.measureValues.size() ? c.measureValues[i] : mine;
+                    mineText = numberText(s.measures[i].second);
+                }
+        }
+        const double src = parseNumber(source);
+        QVariantMap m{{QStringLiteral("name"), q(check.name)},
+                      {QStringLiteral("measure"), q(check.measure)},
+                      {QStringLiteral("state"), state},
+                      {QStringLiteral("value"), mineText},
+                      {QStringLiteral("source"), source.empty() ? QString() : numberText(source)}};
+        if (!std::isnan(mine) && !std::isnan(src)) {
+            const double diff = mine - src;
+            QString text = (diff > 0 ? QStringLiteral("+") : QString()) + number(diff);
+            if (src != 0 && diff != 0)
+                text += QStringLiteral(" (%1 %)").arg(QLocale().toString(100.0 * diff / std::abs(src), 'f', 2));
+            m.insert(QStringLiteral("difference"), text);
+        }
+        out.append(m);
+    }
+    return out;
+}
+
+QVariant PartitionCalendarModel::data(const QModelIndex &index, int role) const
+{
+    const int o = ordinalOf(index);
+    if (o < 0)
+        return {};
+    const Cell &c = m_cells[std::size_t(o)];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (m_model.grain) {
+        case Grain::Day: return c.date.day();
+        case Grain::Hour: return QStringLiteral("%1").arg(c.label, 2, 10, QLatin1Char('0'));
+        case Grain::Week: return QStringLiteral("W%1").arg(c.column + 1);
+        case Grain::Month: return QLocale().monthName(c.date.month(), QLocale::ShortFormat);
+        }
+        return {};
+    case Qt::ToolTipRole: return toolTipOf(o);
+    case Qt::AccessibleTextRole: {
+        QString text = q(c.partition.name);
+        if (c.status)
+            text += tr(", %n rows", nullptr, int(std::min<long long>(c.status->rows, 1 << 30)));
+        if (c.health == Health::Mismatch)
+            text += tr(", a check fails");
+        return text;
+    }
+    case Qt::BackgroundRole: return c.colour.isValid() ? QVariant(c.colour) : QVariant();
+    case PartitionNameRole: return q(c.partition.name);
+    case OrdinalRole: return o;
+    case StartRole: return c.partition.start;
+    case EndRole: return c.partition.end;
+    case HasStatusRole: return c.status.has_value();
+    case RowsRole: return c.status ? QVariant(qlonglong(c.status->rows)) : QVariant();
+    case MeasuresRole: {
+        QVariantList list;
+        if (c.status)
+            for (const auto &[name, value] : c.status->measures)
+                list.append(QVariantMap{{QStringLiteral("name"), q(name)}, {QStringLiteral("value"), numberText(value)}});
+        return list;
+    }
+    case ChecksRole: return checksOf(c);
+    case HealthRole: return int(c.health);
+    case LoadedAtRole: return c.loadedAt;
+    case ClaimRole:
+        if (c.status && !c.status->claimedBy.empty())
+            return tr("claimed by %1").arg(q(c.status->claimedBy));
+        return c.published;
+    case ClaimStateRole: return int(c.claimState);
+    case MetricRole: return c.hasMetric ? QVariant(c.metric) : QVariant();
+    case MetricTextRole: {
+        if (!c.hasMetric)
+            return QString();
+        switch (m_metric) {
+        case Metric::Checks: return QString();
+        case Metric::RowsVsMedian:
+            return tr("%1 % of the trailing median for this %2")
+                .arg(QLocale().toString(c.metric * 100, 'f', 0),
+                     m_model.grain == Grain::Day    ? tr("weekday")
+                     : m_model.grain == Grain::Hour ? tr("hour of the week")
+                                                     : tr("period"));
+        case Metric::Measure: return tr("%1: %2").arg(m_metricMeasure, number(c.metric));
+        case Metric::Freshness:
+            return c.metric < 48 ? tr("loaded %1 h ago").arg(QLocale().toString(c.metric, 'f', 0))
+                                 : tr("loaded %1 days ago").arg(QLocale().toString(c.metric / 24, 'f', 0));
+        case Metric::Claims: return QString();
+        }
+        return QString();
+    }
+    case EmptyRole: return c.status && c.status->rows == 0;
+    case FutureRole: return isFuture(o);
+    case TodayRole: return c.partition.start <= m_now && m_now < c.partition.end;
+    case WeekendRole: return c.weekend;
+    default: return {};
+    }
+}
+
+QVariant PartitionCalendarModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation == Qt::Vertical) {
+        if (section < 0 || section >= rowCount())
+            return {};
+        const RowInfo &r = m_rows[std::size_t(section)];
+        switch (role) {
+        case Qt::DisplayRole: return r.label;
+        case GroupRole: return r.group;
+        case WeekendRole: return r.weekend;
+        default: return {};
+        }
+    }
+    if (section < 0 || section >= columnCount())
+        return {};
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (m_model.grain) {
+        case Grain::Day: return QLocale().dayName(section % 7 + 1, QLocale::NarrowFormat);
+        case Grain::Hour:
+            return section < 24 ? QStringLiteral("%1").arg(section, 2, 10, QLatin1Char('0')) : tr("2nd");
+        case Grain::Week: return QString::number(section + 1);
+        case Grain::Month: return QLocale().monthName(section + 1, QLocale::ShortFormat);
+        }
+        return {};
+    case WeekendRole: return m_model.grain == Grain::Day && section % 7 >= 5;
+    default: return {};
+    }
+}
+
+QHash<int, QByteArray> PartitionCalendarModel::roleNames() const
+{
+    QHash<int, QByteArray> names = QAbstractTableModel::roleNames();
+    names.insert(PartitionNameRole, "partitionName");
+    names.insert(OrdinalRole, "ordinal");
+    names.insert(StartRole, "start");
+    names.insert(EndRole, "end");
+    names.insert(HasStatusRole, "hasStatus");
+    names.insert(RowsRole, "rows");
+    names.insert(MeasuresRole, "measures");
+    names.insert(ChecksRole, "checks");
+    names.insert(HealthRole, "health");
+    names.insert(LoadedAtRole, "loadedAt");
+    names.insert(ClaimRole, "claim");
+    names.insert(ClaimStateRole, "claimState");
+    names.insert(MetricRole, "metric");
+    names.insert(MetricTextRole, "metricText");
+    names.insert(EmptyRole, "empty");
+    names.insert(FutureRole, "future");
+    names.insert(TodayRole, "today");
+    names.insert(WeekendRole, "weekend");
+    return names;
+}
+
+QColor PartitionCalendarModel::colourOf(int ordinal) const
+{
+    if (ordinal < 0 || ordinal >= partitionCount())
+        return {};
+    return m_cells[std::size_t(ordinal)].colour;
+}
+
+QString PartitionCalendarModel::toolTipOf(int ordinal) const
+{
+    if (ordinal < 0 || ordinal >= partitionCount())
+        return {};
+    const Cell &c = m_cells[std::size_t(ordinal)];
+    const QModelIndex idx = indexOfOrdinal(ordinal);
+    QString html = QStringLiteral("<b>%1</b>").arg(q(c.partition.name).toHtmlEscaped());
+    html += QStringLiteral("<br>%1 – %2").arg(c.partition.start.toString(Qt::ISODate), c.partition.end.toString(Qt::ISODate));
+    if (isFuture(ordinal))
+        return html + QStringLiteral("<br>") + tr("In the future");
+    if (!c.status)
+        return html + QStringLiteral("<br>") + tr("No statistics yet");
+    html += QStringLiteral("<br>") + (c.status->rows == 0 ? tr("No rows") : tr("Rows: %1").arg(number(double(c.status->rows))));
+    for (const QVariant &v : data(idx, MeasuresRole).toList()) {
+        const QVariantMap m = v.toMap();
+        html += QStringLiteral("<br>%1: %2").arg(m.value(QStringLiteral("name")).toString().toHtmlEscaped(),
+                                                 m.value(QStringLiteral("value")).toString());
+    }
+    for (const QVariant &v : checksOf(c)) {
+        const QVariantMap m = v.toMap();
+        const QString state = m.value(QStringLiteral("state")).toString();
+        const QString mark = state == QLatin1String("ok") ? QStringLiteral("✓") : state == QLatin1String("mismatch") ? QStringLiteral("✗") : QStringLiteral("?");
+        html += QStringLiteral("<br>%1 %2").arg(mark, m.value(QStringLiteral("name")).toString().toHtmlEscaped());
+        if (m.contains(QStringLiteral("difference")) && state == QLatin1String("mismatch"))
+            html += QStringLiteral(" (%1)").arg(m.value(QStringLiteral("difference")).toString());
+    }
+    const QString claim = data(idx, ClaimRole).toString();
+    if (!claim.isEmpty())
+        html += QStringLiteral("<br>") + claim.toHtmlEscaped();
+    return html;
+}
+
+} // namespace reprint::model

@@ -1,0 +1,146 @@
+#include "plan.h"
+
+#include "partitioncalendarmodel.h"
+
+#include <QDateTime>
+#include <QRegularExpression>
+#include <QSet>
+
+#include <algorithm>
+
+namespace reprint::model {
+
+namespace {
+
+QString q(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+constexpr int kRunsMeasured = 20;
+
+} // namespace
+
+QString shellQuoted(const QString &text)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_./:=@%+,-]+$"));
+    if (plain.match(text).hasMatch())
+        return text;
+    QString out = text;
+    out.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+    return QLatin1Char('\'') + out + QLatin1Char('\'');
+}
+
+QString Plan::command() const
+{
+    QStringList args{QStringLiteral("reprint"), QStringLiteral("backfill"), QStringLiteral("--spec"), shellQuoted(specPath),
+                     QStringLiteral("--model"), shellQuoted(model),         QStringLiteral("--from"), shellQuoted(from),
+                     QStringLiteral("--to"),    shellQuoted(to)};
+    if (cascade)
+        args << QStringLiteral("--cascade");
+    return args.join(QLatin1Char(' '));
+}
+
+backfill::BackfillRequest Plan::request() const
+{
+    backfill::BackfillRequest r;
+    r.model = model.toStdString();
+    r.from = from.toStdString();
+    r.to = to.toStdString();
+    r.cascade = cascade;
+    return r;
+}
+
+Plan Plan::make(const backfill::Spec &spec, const PartitionCalendarModel &calendar, int first, int last,
+                const HistoryRows &history, bool cascade)
+{
+    Plan plan;
+    if (!calendar.hasModel() || first < 0 || last < first || last >= calendar.partitionCount())
+        return plan;
+    const backfill::Model &m = calendar.model();
+    const backfill::PartitionScheme scheme = m.scheme();
+    plan.specPath = q(spec.path);
+    plan.model = q(m.name);
+    plan.cascade = cascade;
+    const backfill::Partition &firstPart = calendar.partition(first);
+    const backfill::Partition &lastPart = calendar.partition(last);
+    plan.from = q(firstPart.name);
+    plan.to = q(lastPart.name);
+    plan.partitions = last - first + 1;
+
+    QString claimText;
+    int claimFrom = -1;
+    auto closeClaim = [&](int end) {
+        if (claimFrom < 0)
+            return;
+        const QString span = claimFrom == end ? q(calendar.partition(claimFrom).name)
+                                              : q(calendar.partition(claimFrom).name) + QStringLiteral(" .. ")
+                + q(calendar.partition(end).name);
+        plan.conflicts << QStringLiteral("%1: %2").arg(span, claimText);
+        claimFrom = -1;
+    };
+    for (int o = first; o <= last; ++o) {
+        const backfill::StatusRow *s = calendar.status(o);
+        if (!s) {
+            ++plan.partitionsWithoutStatus;
+            closeClaim(o - 1);
+            continue;
+        }
+        plan.rows += s->rows;
+        const QString holder = q(s->claimedBy);
+        if (holder != claimText || holder.isEmpty())
+            closeClaim(o - 1);
+        if (!holder.isEmpty() && claimFrom < 0) {
+            claimFrom = o;
+            claimText = holder;
+        }
+    }
+    closeClaim(last);
+
+    plan.diffPartitions << plan.from;
+    if (last != first)
+        plan.diffPartitions << plan.to;
+    plan.outsidePartitions << q(scheme.previous(firstPart).name) << q(scheme.next(lastPart).name);
+
+    // Throughput of the model's recent scheduled runs.
+    qint64 rowsRun = 0;
+    qint64 secondsRun = 0;
+    for (auto it = history.rbegin(); it != history.rend() && plan.runsMeasured < kRunsMeasured; ++it) {
+        const backfill::HistoryRow &h = *it;
+        if (h.model != m.name || h.kind != "run" || h.status != "published" || h.publishedAt.empty())
+            continue;
+        const int o = calendar.ordinalOfName(q(h.from));
+        const backfill::StatusRow *s = calendar.status(o);
+        const QDateTime created = QDateTime::fromString(q(h.createdAt), Qt::ISODate);
+        const QDateTime published = QDateTime::fromString(q(h.publishedAt), Qt::ISODate);
+        if (!s || !created.isValid() || !published.isValid())
+            continue;
+        rowsRun += s->rows;
+        secondsRun += std::max<qint64>(1, created.secsTo(published));
+        ++plan.runsMeasured;
+    }
+    if (plan.runsMeasured > 0 && rowsRun > 0) {
+        plan.rowsPerSecond = double(rowsRun) / double(secondsRun);
+        plan.seconds = double(plan.rows) / plan.rowsPerSecond;
+    }
+
+    // Downstream models, breadth first, each over the partitions of its own grain that
+    // the window's instants fall in.
+    QSet<QString> seen{plan.model};
+    std::vector<const backfill::Model *> queue = spec.dependants(m.name);
+    for (std::size_t i = 0; i < queue.size(); ++i) {
+        const backfill::Model *d = queue[i];
+        if (seen.contains(q(d->name)))
+            continue;
+        seen.insert(q(d->name));
+        const backfill::PartitionScheme ds = d->scheme();
+        const backfill::Partition from = ds.containing(firstPart.start);
+        const backfill::Partition to = ds.containing(lastPart.end.addMSecs(-1));
+        plan.downstream.append({q(d->name), q(from.name), q(to.name), int(ds.range(from, to).size())});
+        for (const backfill::Model *next : spec.dependants(d->name))
+            queue.push_back(next);
+    }
+    return plan;
+}
+
+} // namespace reprint::model

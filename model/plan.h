@@ -1,0 +1,63 @@
+#pragma once
+// What a backfill of a window will do, worked out before it starts: for the calendar's
+// plan panel and for the request it hands to the Run screen.
+//
+// A Plan is a value, computed on the GUI thread from what the calendar already holds
+// (the engine's status of each partition and the model's history); it runs no query.
+// Estimates: rows are the partitions' current rows; time is rows divided by the
+// throughput of the model's recent scheduled runs (rows published per second between
+// a run's creation and its publish, at the history's one-second resolution). Without
+// such runs the time is unknown (seconds < 0), never guessed.
+
+#include "engineclient.h"
+
+#include "backfill/engine.h"
+#include "backfill/spec.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace reprint::model {
+
+class PartitionCalendarModel;
+
+struct Plan {
+    struct Downstream {
+        QString model;
+        QString from;
+        QString to;
+        int partitions = 0;
+    };
+
+    QString specPath;
+    QString model;
+    QString from;          // partition names, inclusive
+    QString to;
+    bool cascade = false;
+    int partitions = 0;
+    qint64 rows = 0;               // the window's rows now (partitions with statistics)
+    int partitionsWithoutStatus = 0;
+    double rowsPerSecond = 0;      // 0: no recent runs to measure
+    int runsMeasured = 0;
+    double seconds = -1;           // estimated staging time; < 0: unknown
+    QStringList diffPartitions;    // first and last: row-level diff
+    QStringList outsidePartitions; // just outside: validated to stay unchanged
+    QList<Downstream> downstream;  // what --cascade would also stage, transitively
+    QStringList conflicts;         // "2026-03-11 .. 2026-03-12: backfill 7 (alice, staged)"
+
+    bool isValid() const { return partitions > 0; }
+    // The terminal command that does the same, quoted for a POSIX shell. Never holds a
+    // connection string (it may hold a password): the spec's warehouse: or PG* apply.
+    QString command() const;
+    backfill::BackfillRequest request() const;
+
+    // The plan for partitions first..last (ordinals of `calendar`).
+    static Plan make(const backfill::Spec &spec, const PartitionCalendarModel &calendar, int first, int last,
+                     const HistoryRows &history, bool cascade);
+};
+
+// `text` quoted for a POSIX shell when it needs to be.
+QString shellQuoted(const QString &text);
+
+} // namespace reprint::model

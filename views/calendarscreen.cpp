@@ -1,0 +1,1070 @@
+#include "calendarscreen.h"
+
+#include "calendarview.h"
+#include "partitioncalendarmodel.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPainter>
+#include <QPainterPath>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QStyle>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace reprint::views {
+
+using model::PartitionCalendarModel;
+using Grain = backfill::Grain;
+using Metric = PartitionCalendarModel::Metric;
+
+namespace {
+
+QString q(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+bool isDark(const QColor &c)
+{
+    return 0.299 * c.redF() + 0.587 * c.greenF() + 0.114 * c.blueF() < 0.55;
+}
+
+// How many partitions one status request covers.
+int chunkSize(Grain grain)
+{
+    switch (grain) {
+    case Grain::Hour: return 31 * 24;
+    case Grain::Day: return 92;
+    case Grain::Week: return 106;
+    case Grain::Month: return 60;
+    }
+    return 92;
+}
+
+QString namesText(const PartitionCalendarModel &calendar, int first, int last)
+{
+    const QString a = q(calendar.partition(first).name);
+    return first == last ? a : a + QStringLiteral(" .. ") + q(calendar.partition(last).name);
+}
+
+QString placeholderFor(Grain grain)
+{
+    switch (grain) {
+    case Grain::Hour: return QStringLiteral("YYYY-MM-DDTHH");
+    case Grain::Day: return QStringLiteral("YYYY-MM-DD");
+    case Grain::Week: return QStringLiteral("YYYY-Www");
+    case Grain::Month: return QStringLiteral("YYYY-MM");
+    }
+    return {};
+}
+
+QString duration(double seconds)
+{
+    if (seconds < 1)
+        return QObject::tr("under a second");
+    if (seconds < 90)
+        return QObject::tr("%1 s").arg(std::lround(seconds));
+    if (seconds < 5400)
+        return QObject::tr("%1 min").arg(std::lround(seconds / 60));
+    return QObject::tr("%1 h").arg(QLocale().toString(seconds / 3600, 'f', 1));
+}
+
+QFrame *banner(QWidget *parent, const QColor &tint, const QString &objectName)
+{
+    auto *frame = new QFrame(parent);
+    frame->setObjectName(objectName);
+    frame->setFrameShape(QFrame::StyledPanel);
+    frame->setAutoFillBackground(true);
+    QPalette pal = frame->palette();
+    const QColor window = pal.color(QPalette::Window);
+    QColor bg = tint;
+    bg.setAlphaF(isDark(window) ? 0.28f : 0.18f);
+    // Blend over the window colour so that the banner stays opaque.
+    const QColor solid = QColor::fromRgbF(window.redF() * (1 - bg.alphaF()) + tint.redF() * bg.alphaF(),
+                                          window.greenF() * (1 - bg.alphaF()) + tint.greenF() * bg.alphaF(),
+                                          window.blueF() * (1 - bg.alphaF()) + tint.blueF() * bg.alphaF());
+    pal.setColor(QPalette::Window, solid);
+    frame->setPalette(pal);
+    return frame;
+}
+
+} // namespace
+
+// The legend under the calendar: the current metric's colours, then the marks that
+// do not depend on it.
+class CalendarLegend : public QWidget {
+public:
+    explicit CalendarLegend(QWidget *parent = nullptr)
+        : QWidget(parent)
+    {
+        setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    }
+
+    void setEntries(const QList<PartitionCalendarModel::LegendEntry> &entries, const QString &title)
+    {
+        m_entries = entries;
+        m_title = title;
+        updateGeometry();
+        update();
+    }
+
+    QSize sizeHint() const override { return {600, 2 * lineHeight() + 6}; }
+    QSize minimumSizeHint() const override { return {200, 2 * lineHeight() + 6}; }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter p(this);
+        const QPalette pal = palette();
+        const QColor text = pal.color(QPalette::WindowText);
+        const QColor quiet = pal.color(QPalette::PlaceholderText);
+        const QColor base = pal.color(QPalette::Base);
+        const bool dark = isDark(base);
+        const QFontMetrics fm(font());
+        const int s = fm.height() - 3;
+        int x = 4;
+        int y = 3;
+        auto item = [&](auto drawSwatch, const QString &label) {
+            const int w = s + 6 + fm.horizontalAdvance(label) + 18;
+            if (x + w > width() && x > 4) {
+                x = 4;
+                y += lineHeight();
+            }
+            const QRect sw(x, y + (lineHeight() - s) / 2, s, s);
+            drawSwatch(sw);
+            p.setPen(text);
+            p.drawText(QRect(x + s + 6, y, w, lineHeight()), Qt::AlignLeft | Qt::AlignVCenter, label);
+            x += w;
+        };
+        p.setPen(quiet);
+        const int tw = fm.horizontalAdvance(m_title) + 10;
+        p.drawText(QRect(x, y, tw, lineHeight()), Qt::AlignLeft | Qt::AlignVCenter, m_title);
+        x += tw;
+        for (const auto &e : m_entries)
+            item([&](const QRect &r) { p.fillRect(r, e.colour); }, e.label);
+        x = 4;
+        y += lineHeight();
+        p.setPen(quiet);
+        const QString marks = tr("Marks:");
+        p.drawText(QRect(x, y, fm.horizontalAdvance(marks) + 10, lineHeight()), Qt::AlignLeft | Qt::AlignVCenter, marks);
+        x += fm.horizontalAdvance(marks) + 10;
+        item(
+            [&](const QRect &r) {
+                p.fillRect(r, QColor(0xd6, 0x45, 0x45));
+                QPainterPath tri;
+                const int t = r.width() * 11 / 20;
+                tri.moveTo(r.right() + 1 - t, r.top());
+                tri.lineTo(r.right() + 1, r.top());
+                tri.lineTo(r.right() + 1, r.top() + t);
+                tri.closeSubpath();
+                p.fillPath(tri, dark ? Qt::white : QColor(25, 25, 28));
+            },
+            tr("fails a check"));
+        item(
+            [&](const QRect &r) {
+                p.fillRect(r, base);
+                QColor h = text;
+                h.setAlpha(dark ? 110 : 90);
+                p.fillRect(r, QBrush(h, Qt::BDiagPattern));
+                h.setAlpha(110);
+                p.setPen(h);
+                p.drawRect(r.adjusted(0, 0, -1, -1));
+            },
+            tr("no rows"));
+        item(
+            [&](const QRect &r) {
+                QColor c = text;
+                c.setAlpha(28);
+                p.fillRect(r, c);
+            },
+            tr("not read yet"));
+        item(
+            [&](const QRect &r) {
+                QColor c = text;
+                c.setAlpha(60);
+                p.setPen(c);
+                p.drawRect(r.adjusted(0, 0, -1, -1));
+            },
+            tr("future"));
+        item(
+            [&](const QRect &r) {
+                p.setPen(QPen(QColor(0xf0, 0x8c, 0x00), 2));
+                p.drawRect(r.adjusted(1, 1, -1, -1));
+            },
+            tr("today"));
+        item(
+            [&](const QRect &r) {
+                p.setPen(QPen(text, 1, Qt::DashLine));
+                p.drawRect(r.adjusted(1, 1, -2, -2));
+            },
+            tr("claimed"));
+        item(
+            [&](const QRect &r) {
+                p.fillRect(r, dark ? QColor(255, 255, 255, 30) : QColor(0, 40, 120, 28));
+            },
+            tr("weekend"));
+    }
+
+private:
+    int lineHeight() const { return fontMetrics().height() + 6; }
+
+    QList<PartitionCalendarModel::LegendEntry> m_entries;
+    QString m_title;
+};
+
+CalendarScreen::CalendarScreen(model::EngineClient *engine, QWidget *parent)
+    : QWidget(parent)
+    , m_engine(engine)
+    , m_calendar(new PartitionCalendarModel(this))
+{
+    buildUi();
+    connect(m_engine, &model::EngineClient::statusFinished, this, &CalendarScreen::onStatus);
+    connect(m_engine, &model::EngineClient::historyFinished, this, &CalendarScreen::onHistory);
+    connect(m_engine, &model::EngineClient::failed, this, &CalendarScreen::onFailed);
+    connect(m_calendar, &QAbstractItemModel::dataChanged, this, [this] {
+        updateWarning();
+        updatePlan();
+    });
+
+    QSettings settings;
+    const int metric = m_metric->findData(settings.value(QStringLiteral("calendar/metric"), int(Metric::Checks)));
+    m_metric->setCurrentIndex(std::max(0, metric));
+    m_splitter->restoreState(settings.value(QStringLiteral("calendar/splitter")).toByteArray());
+    showModel({});
+}
+
+CalendarScreen::~CalendarScreen()
+{
+    if (m_refreshing)
+        m_engine->cancel(m_statusToken);
+    QSettings().setValue(QStringLiteral("calendar/splitter"), m_splitter->saveState());
+}
+
+void CalendarScreen::buildUi()
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(12, 10, 12, 10);
+    layout->setSpacing(8);
+
+    // Top bar: what is shown, how it is coloured, which year, and the refresh.
+    auto *top = new QHBoxLayout;
+    top->setSpacing(8);
+    m_title = new QLabel(this);
+    m_title->setObjectName(QStringLiteral("calendarTitle"));
+    QFont titleFont = m_title->font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.15);
+    m_title->setFont(titleFont);
+    top->addWidget(m_title);
+    top->addSpacing(12);
+    auto *colourBy = new QLabel(tr("Colour by"), this);
+    m_metric = new QComboBox(this);
+    m_metric->setObjectName(QStringLiteral("metric"));
+    m_metric->addItem(tr("Check status"), int(Metric::Checks));
+    m_metric->addItem(tr("Rows vs weekday median"), int(Metric::RowsVsMedian));
+    m_metric->addItem(tr("Measure value"), int(Metric::Measure));
+    m_metric->addItem(tr("Time since loaded"), int(Metric::Freshness));
+    m_metric->addItem(tr("Claims"), int(Metric::Claims));
+    colourBy->setBuddy(m_metric);
+    m_measure = new QComboBox(this);
+    m_measure->setObjectName(QStringLiteral("measure"));
+    top->addWidget(colourBy);
+    top->addWidget(m_metric);
+    top->addWidget(m_measure);
+    top->addStretch(1);
+    m_year = new QComboBox(this);
+    m_year->setObjectName(QStringLiteral("year"));
+    m_year->setToolTip(tr("Jump to a year"));
+    m_earlier = new QToolButton(this);
+    m_earlier->setObjectName(QStringLiteral("earlierYear"));
+    m_earlier->setText(tr("Add earlier year"));
+    m_earlier->setToolTip(tr("Show (and read) one more year before the first one shown"));
+    top->addWidget(new QLabel(tr("Year"), this));
+    top->addWidget(m_year);
+    top->addWidget(m_earlier);
+    top->addSpacing(8);
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("refreshProgress"));
+    m_progress->setMaximumWidth(120);
+    m_progress->setMaximumHeight(16);
+    m_progress->setTextVisible(false);
+    m_progress->hide();
+    m_cancel = new QToolButton(this);
+    m_cancel->setObjectName(QStringLiteral("cancelRefresh"));
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->hide();
+    m_refreshButton = new QToolButton(this);
+    m_refreshButton->setObjectName(QStringLiteral("refresh"));
+    m_refreshButton->setText(tr("Refresh"));
+    m_refreshButton->setShortcut(QKeySequence::Refresh);
+    m_refreshButton->setToolTip(tr("Read every partition's statistics again (%1)")
+                                    .arg(QKeySequence(QKeySequence::Refresh).toString(QKeySequence::NativeText)));
+    m_statusLine = new QLabel(this);
+    m_statusLine->setObjectName(QStringLiteral("refreshStatus"));
+    m_statusLine->setForegroundRole(QPalette::PlaceholderText);
+    top->addWidget(m_statusLine);
+    top->addWidget(m_progress);
+    top->addWidget(m_cancel);
+    top->addWidget(m_refreshButton);
+    layout->addLayout(top);
+
+    m_errorBanner = banner(this, QColor(0xd6, 0x45, 0x45), QStringLiteral("refreshError"));
+    auto *errorLayout = new QHBoxLayout(m_errorBanner);
+    errorLayout->setContentsMargins(10, 6, 10, 6);
+    m_errorLabel = new QLabel(m_errorBanner);
+    m_errorLabel->setWordWrap(true);
+    m_errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_retry = new QPushButton(tr("Retry"), m_errorBanner);
+    m_retry->setObjectName(QStringLiteral("retry"));
+    errorLayout->addWidget(m_errorLabel, 1);
+    errorLayout->addWidget(m_retry, 0, Qt::AlignVCenter);
+    m_errorBanner->hide();
+    layout->addWidget(m_errorBanner);
+
+    // The calendar and its legend on the left, the detail pane on the right.
+    m_splitter = new QSplitter(Qt::Horizontal, this);
+    m_splitter->setObjectName(QStringLiteral("calendarSplitter"));
+    m_splitter->setChildrenCollapsible(false);
+    auto *left = new QWidget(m_splitter);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->setSpacing(4);
+    m_view = new CalendarView(left);
+    m_view->setObjectName(QStringLiteral("calendar"));
+    m_view->setCalendarModel(m_calendar);
+    m_legend = new CalendarLegend(left);
+    m_legend->setObjectName(QStringLiteral("legend"));
+    leftLayout->addWidget(m_view, 1);
+    leftLayout->addWidget(m_legend);
+
+    auto *detailScroll = new QScrollArea(m_splitter);
+    detailScroll->setObjectName(QStringLiteral("detailPane"));
+    detailScroll->setWidgetResizable(true);
+    detailScroll->setFrameShape(QFrame::StyledPanel);
+    m_detail = new QLabel(detailScroll);
+    m_detail->setObjectName(QStringLiteral("detail"));
+    m_detail->setWordWrap(true);
+    m_detail->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_detail->setTextFormat(Qt::RichText);
+    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_detail->setContentsMargins(10, 8, 10, 8);
+    detailScroll->setWidget(m_detail);
+    detailScroll->setMinimumWidth(240);
+    m_splitter->addWidget(left);
+    m_splitter->addWidget(detailScroll);
+    m_splitter->setStretchFactor(0, 1);
+    m_splitter->setStretchFactor(1, 0);
+    m_splitter->setSizes({720, 280});
+    layout->addWidget(m_splitter, 1);
+
+    // Scope: the window as text, both ways.
+    auto *scope = new QHBoxLayout;
+    scope->setSpacing(8);
+    auto *fromLabel = new QLabel(tr("&From"), this);
+    m_from = new QLineEdit(this);
+    m_from->setObjectName(QStringLiteral("from"));
+    fromLabel->setBuddy(m_from);
+    auto *toLabel = new QLabel(tr("&To"), this);
+    m_to = new QLineEdit(this);
+    m_to->setObjectName(QStringLiteral("to"));
+    toLabel->setBuddy(m_to);
+    for (QLineEdit *e : {m_from, m_to}) {
+        e->setMaximumWidth(170);
+        e->setClearButtonEnabled(true);
+        connect(e, &QLineEdit::editingFinished, this, &CalendarScreen::applyFields);
+    }
+    m_selectFailing = new QPushButton(tr("Select &failing"), this);
+    m_selectFailing->setObjectName(QStringLiteral("selectFailing"));
+    m_selectFailing->setToolTip(tr("Select the smallest window that covers every partition failing a check"));
+    scope->addWidget(new QLabel(tr("Window"), this));
+    scope->addSpacing(4);
+    scope->addWidget(fromLabel);
+    scope->addWidget(m_from);
+    scope->addWidget(toLabel);
+    scope->addWidget(m_to);
+    scope->addWidget(m_selectFailing);
+    scope->addStretch(1);
+    layout->addLayout(scope);
+
+    m_warning = banner(this, QColor(0xe0, 0xa8, 0x2e), QStringLiteral("underScopeWarning"));
+    auto *warningLayout = new QHBoxLayout(m_warning);
+    warningLayout->setContentsMargins(10, 6, 10, 6);
+    auto *warningIcon = new QLabel(m_warning);
+    warningIcon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(18, 18));
+    m_warningLabel = new QLabel(m_warning);
+    m_warningLabel->setObjectName(QStringLiteral("underScopeText"));
+    m_warningLabel->setWordWrap(true);
+    m_widen = new QPushButton(tr("&Widen"), m_warning);
+    m_widen->setObjectName(QStringLiteral("widen"));
+    warningLayout->addWidget(warningIcon, 0, Qt::AlignTop);
+    warningLayout->addWidget(m_warningLabel, 1);
+    warningLayout->addWidget(m_widen, 0, Qt::AlignVCenter);
+    m_warning->hide();
+    layout->addWidget(m_warning);
+
+    // The plan of the selected window.
+    auto *planBox = new QGroupBox(tr("Plan"), this);
+    planBox->setObjectName(QStringLiteral("plan"));
+    auto *planLayout = new QGridLayout(planBox);
+    planLayout->setContentsMargins(10, 6, 10, 8);
+    planLayout->setHorizontalSpacing(18);
+    planLayout->setVerticalSpacing(4);
+    auto label = [this](const QString &name) {
+        auto *l = new QLabel(this);
+        l->setObjectName(name);
+        l->setWordWrap(true);
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        return l;
+    };
+    m_planSummary = label(QStringLiteral("planSummary"));
+    m_planDiff = label(QStringLiteral("planBoundary"));
+    m_planDownstream = label(QStringLiteral("planDownstream"));
+    m_planConflicts = label(QStringLiteral("planConflicts"));
+    auto *form1 = new QFormLayout;
+    form1->setVerticalSpacing(4);
+    form1->addRow(tr("Scope"), m_planSummary);
+    form1->addRow(tr("Boundary"), m_planDiff);
+    auto *form2 = new QFormLayout;
+    form2->setVerticalSpacing(4);
+    form2->addRow(tr("Downstream"), m_planDownstream);
+    form2->addRow(tr("Conflicts"), m_planConflicts);
+    planLayout->addLayout(form1, 0, 0);
+    planLayout->addLayout(form2, 0, 1);
+    planLayout->setColumnStretch(0, 3);
+    planLayout->setColumnStretch(1, 2);
+
+    auto *commandRow = new QHBoxLayout;
+    commandRow->setSpacing(6);
+    m_command = new QLineEdit(this);
+    m_command->setObjectName(QStringLiteral("command"));
+    m_command->setReadOnly(true);
+    m_command->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_command->setPlaceholderText(tr("Select a window to see the command"));
+    m_copy = new QToolButton(this);
+    m_copy->setObjectName(QStringLiteral("copyCommand"));
+    m_copy->setText(tr("Copy"));
+    m_copy->setToolTip(tr("Copy the command line"));
+    m_cascade = new QCheckBox(tr("Cascade downstream"), this);
+    m_cascade->setObjectName(QStringLiteral("cascade"));
+    m_start = new QPushButton(tr("Start backfill…"), this);
+    m_start->setObjectName(QStringLiteral("startBackfill"));
+    m_start->setDefault(true);
+    commandRow->addWidget(new QLabel(tr("Command"), this));
+    commandRow->addWidget(m_command, 1);
+    commandRow->addWidget(m_copy);
+    commandRow->addSpacing(8);
+    commandRow->addWidget(m_cascade);
+    commandRow->addWidget(m_start);
+    planLayout->addLayout(commandRow, 1, 0, 1, 2);
+    layout->addWidget(planBox);
+
+    connect(m_view, &CalendarView::rangeSelected, this, &CalendarScreen::onRangeSelected);
+    connect(m_view, &CalendarView::partitionHovered, this, [this](int o) {
+        updateDetail(o >= 0 ? o : m_view->selectionLast());
+    });
+    connect(m_view, &CalendarView::yearInViewChanged, this, [this](int year) {
+        const QSignalBlocker block(m_year);
+        m_year->setCurrentIndex(m_year->findData(year));
+    });
+    connect(m_year, &QComboBox::activated, this, [this](int i) { m_view->scrollToYear(m_year->itemData(i).toInt()); });
+    connect(m_earlier, &QToolButton::clicked, this, [this] {
+        const int oldFirst = m_calendar->firstYear();
+        setYears(oldFirst - 1, m_calendar->lastYear());
+        int lastOrdinal = -1;
+        for (int o = 0; o < m_calendar->partitionCount(); ++o)
+            if (m_calendar->partition(o).start.date().year() < oldFirst)
+                lastOrdinal = o;
+        m_view->scrollToYear(oldFirst - 1);
+        if (lastOrdinal >= 0)
+            startChunks(0, std::min(lastOrdinal, m_calendar->lastPastOrdinal()));
+    });
+    connect(m_metric, &QComboBox::activated, this, &CalendarScreen::metricChosen);
+    connect(m_measure, &QComboBox::activated, this, &CalendarScreen::metricChosen);
+    connect(m_refreshButton, &QToolButton::clicked, this, &CalendarScreen::refresh);
+    connect(m_cancel, &QToolButton::clicked, this, &CalendarScreen::cancelRefresh);
+    connect(m_retry, &QPushButton::clicked, this, &CalendarScreen::refresh);
+    connect(m_selectFailing, &QPushButton::clicked, this, [this] {
+        if (!selectFailing())
+            m_statusLine->setText(tr("No partition shown fails a check."));
+    });
+    connect(m_widen, &QPushButton::clicked, this, &CalendarScreen::widen);
+    connect(m_copy, &QToolButton::clicked, this, [this] {
+        QApplication::clipboard()->setText(m_command->text());
+        m_copy->setText(tr("Copied"));
+    });
+    connect(m_cascade, &QCheckBox::toggled, this, &CalendarScreen::updatePlan);
+    connect(m_start, &QPushButton::clicked, this, [this] {
+        if (m_plan.isValid())
+            Q_EMIT backfillRequested(m_plan.request());
+    });
+}
+
+QString CalendarScreen::settingsKey() const
+{
+    return QStringLiteral("calendar/window/%1/%2")
+        .arg(QString::fromLatin1(QCryptographicHash::hash(m_specPath.toUtf8(), QCryptographicHash::Sha1).toHex().left(12)),
+             m_modelName);
+}
+
+void CalendarScreen::showModel(const QString &name)
+{
+    if (m_refreshing)
+        cancelRefresh();
+    m_error.clear();
+    m_errorBanner->hide();
+    m_history.clear();
+    const backfill::Model *model = m_engine->hasSpec() ? m_engine->spec().model(name.toStdString()) : nullptr;
+    m_modelName = model ? name : QString();
+    m_specPath = m_engine->hasSpec() ? q(m_engine->spec().path) : QString();
+    const bool enabled = model != nullptr;
+    for (QWidget *w : std::initializer_list<QWidget *>{m_metric, m_measure, m_year, m_earlier, m_refreshButton, m_from,
+                                                       m_to, m_selectFailing})
+        w->setEnabled(enabled);
+    if (!model) {
+        m_title->setText(tr("No model"));
+        m_calendar->setModel(backfill::Model{}, QDate::currentDate().year(), QDate::currentDate().year());
+        updateYears();
+        updatePlan();
+        updateDetail(-1);
+        updateStatusLine();
+        return;
+    }
+    m_title->setText(tr("%1 · by %2 (%3)").arg(name, QString::fromLatin1(backfill::toString(model->grain)),
+                                               q(model->timezone)));
+    m_measure->clear();
+    m_measure->addItem(tr("rows"), QStringLiteral("rows"));
+    for (const std::string &m : model->measures)
+        m_measure->addItem(q(m), q(m));
+    const int wantedMeasure = m_measure->findData(QSettings().value(QStringLiteral("calendar/measure")).toString());
+    m_measure->setCurrentIndex(std::max(0, wantedMeasure));
+    m_from->setPlaceholderText(placeholderFor(model->grain));
+    m_to->setPlaceholderText(placeholderFor(model->grain));
+
+    const int year = QDate::currentDate().year();
+    int firstYear = year - 1;
+    if (model->grain == Grain::Hour)
+        firstYear = year;
+    else if (model->grain == Grain::Week || model->grain == Grain::Month)
+        firstYear = year - 4;
+    m_calendar->setModel(*model, firstYear, year);
+    m_calendar->setMetric(Metric(m_metric->currentData().toInt()), m_measure->currentData().toString());
+    m_legend->setEntries(m_calendar->legend(), m_metric->currentText());
+    m_measure->setVisible(m_calendar->metric() == Metric::Measure);
+    loadCache();
+    updateYears();
+
+    const QStringList window = QSettings().value(settingsKey()).toString().split(QStringLiteral(".."));
+    if (window.size() != 2 || !selectWindow(window.at(0), window.at(1)))
+        onRangeSelected(-1, -1);
+    // Open on the newest year with data, or the current one.
+    const int last = m_calendar->lastPastOrdinal();
+    if (m_view->hasRange())
+        m_view->scrollTo(m_calendar->indexOfOrdinal(m_view->selectionFirst()), QAbstractItemView::PositionAtCenter);
+    else if (last >= 0)
+        m_view->scrollTo(m_calendar->indexOfOrdinal(last), QAbstractItemView::PositionAtCenter);
+    refresh();
+}
+
+void CalendarScreen::setYears(int firstYear, int lastYear)
+{
+    m_calendar->setYears(firstYear, lastYear);
+    updateYears();
+}
+
+void CalendarScreen::updateYears()
+{
+    const QSignalBlocker block(m_year);
+    m_year->clear();
+    if (!m_calendar->hasModel() || m_modelName.isEmpty())
+        return;
+    for (int y = m_calendar->firstYear(); y <= m_calendar->lastYear(); ++y)
+        m_year->addItem(QString::number(y), y);
+    m_year->setCurrentIndex(m_year->findData(m_view->yearInView()));
+}
+
+void CalendarScreen::metricChosen()
+{
+    const auto metric = Metric(m_metric->currentData().toInt());
+    m_calendar->setMetric(metric, m_measure->currentData().toString());
+    m_measure->setVisible(metric == Metric::Measure);
+    m_legend->setEntries(m_calendar->legend(), m_metric->currentText());
+    QSettings settings;
+    settings.setValue(QStringLiteral("calendar/metric"), int(metric));
+    settings.setValue(QStringLiteral("calendar/measure"), m_measure->currentData().toString());
+    updateDetail(m_view->selectionLast());
+}
+
+// --- refresh ---------------------------------------------------------------------------
+
+void CalendarScreen::refresh()
+{
+    if (m_modelName.isEmpty())
+        return;
+    const int last = m_calendar->lastPastOrdinal();
+    if (last < 0) {
+        finishRefresh(true, {});
+        return;
+    }
+    startChunks(0, last);
+}
+
+void CalendarScreen::startChunks(int firstOrdinal, int lastOrdinal)
+{
+    if (m_refreshing)
+        cancelRefresh();
+    m_chunks.clear();
+    const int size = chunkSize(m_calendar->grain());
+    for (int hi = lastOrdinal; hi >= firstOrdinal; hi -= size)
+        m_chunks.emplace_back(std::max(firstOrdinal, hi - size + 1), hi);
+    m_chunksDone = 0;
+    m_refreshing = true;
+    m_refreshStarted = QDateTime::currentDateTimeUtc();
+    m_progress->setRange(0, int(m_chunks.size()) + 1);
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancel->show();
+    m_refreshButton->setEnabled(false);
+    m_historyPending = true;
+    m_historyToken = m_engine->history(m_modelName);
+    updateStatusLine();
+    requestNextChunk();
+}
+
+void CalendarScreen::requestNextChunk()
+{
+    if (m_chunksDone >= m_chunks.size()) {
+        if (!m_historyPending)
+            finishRefresh(true, {});
+        return;
+    }
+    const auto [first, last] = m_chunks[m_chunksDone];
+    m_statusToken = m_engine->status(m_modelName, q(m_calendar->partition(first).name),
+                                     q(m_calendar->partition(last).name));
+}
+
+void CalendarScreen::onStatus(quint64 token, const model::StatusRows &rows)
+{
+    if (!m_refreshing || token != m_statusToken)
+        return;
+    m_statusToken = 0;
+    m_calendar->setStatus(rows);
+    ++m_chunksDone;
+    m_progress->setValue(int(m_chunksDone) + (m_historyPending ? 0 : 1));
+    updateDetail(m_view->selectionLast());
+    requestNextChunk();
+}
+
+void CalendarScreen::onHistory(quint64 token, const model::HistoryRows &rows)
+{
+    if (token != m_historyToken)
+        return;
+    m_historyToken = 0;
+    m_historyPending = false;
+    m_history = rows;
+    m_calendar->setHistory(rows);
+    if (m_refreshing) {
+        m_progress->setValue(m_progress->value() + 1);
+        if (m_chunksDone >= m_chunks.size())
+            finishRefresh(true, {});
+    }
+}
+
+void CalendarScreen::onFailed(quint64 token, const model::DatabaseError &error)
+{
+    if (token == m_historyToken && token != 0) {
+        m_historyToken = 0;
+        m_historyPending = false;
+        if (m_refreshing && m_statusToken == 0 && m_chunksDone >= m_chunks.size())
+            finishRefresh(false, error.sentence());
+        return;
+    }
+    if (!m_refreshing || token != m_statusToken)
+        return;
+    m_statusToken = 0;
+    if (error.kind == QLatin1String("cancelled"))
+        finishRefresh(false, {});
+    else
+        finishRefresh(false, error.sentence());
+}
+
+void CalendarScreen::cancelRefresh()
+{
+    if (!m_refreshing)
+        return;
+    if (m_statusToken)
+        m_engine->cancel(m_statusToken);
+    // The answer to the cancelled request is dropped when it comes.
+    m_statusToken = 0;
+    m_historyToken = 0;
+    m_historyPending = false;
+    finishRefresh(false, {});
+    m_statusLine->setText(tr("Refresh cancelled. %1").arg(m_statusLine->text()));
+}
+
+void CalendarScreen::finishRefresh(bool ok, const QString &message)
+{
+    const bool wasRefreshing = m_refreshing;
+    m_refreshing = false;
+    m_progress->hide();
+    m_cancel->hide();
+    m_refreshButton->setEnabled(!m_modelName.isEmpty());
+    m_error = message;
+    if (!message.isEmpty()) {
+        const QDateTime shown = m_calendar->statusTime();
+        m_errorLabel->setText(
+            tr("<b>Could not refresh the statistics.</b> %1<br>%2")
+                .arg(message.toHtmlEscaped(),
+                     shown.isValid() ? tr("The calendar keeps the statistics read at %1.")
+                                           .arg(QLocale().toString(shown.toLocalTime(), QLocale::ShortFormat))
+                                     : tr("No statistics have been read yet.")));
+        m_errorBanner->show();
+    } else {
+        m_errorBanner->hide();
+    }
+    if (ok && wasRefreshing)
+        saveCache();
+    updateStatusLine();
+    updateWarning();
+    updatePlan();
+    if (wasRefreshing)
+        Q_EMIT refreshFinished(ok);
+}
+
+void CalendarScreen::updateStatusLine()
+{
+    if (m_modelName.isEmpty()) {
+        m_statusLine->clear();
+        return;
+    }
+    const QDateTime t = m_calendar->statusTime();
+    const QString when = t.isValid() ? QLocale().toString(t.toLocalTime(), QLocale::ShortFormat) : QString();
+    if (m_refreshing)
+        m_statusLine->setText(t.isValid() ? tr("Reading statistics… (shown: %1)").arg(when) : tr("Reading statistics…"));
+    else
+        m_statusLine->setText(t.isValid() ? tr("Statistics of %1").arg(when) : tr("No statistics yet"));
+}
+
+// --- cache -----------------------------------------------------------------------------
+
+QString CalendarScreen::cachePath() const
+{
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+    const QByteArray key = (m_specPath + QLatin1Char('\n') + m_modelName).toUtf8();
+    return dir + QStringLiteral("/calendar/")
+        + QString::fromLatin1(QCryptographicHash::hash(key, QCryptographicHash::Sha1).toHex()) + QStringLiteral(".json");
+}
+
+void CalendarScreen::saveCache() const
+{
+    if (m_modelName.isEmpty())
+        return;
+    const QString path = cachePath();
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return;
+    file.write(QJsonDocument(m_calendar->statusToJson()).toJson(QJsonDocument::Compact));
+    file.commit();
+}
+
+void CalendarScreen::loadCache()
+{
+    QFile file(cachePath());
+    if (!file.open(QIODevice::ReadOnly))
+        return;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll());
+    if (doc.isObject())
+        m_calendar->statusFromJson(doc.object());
+    updateStatusLine();
+}
+
+// --- scope -----------------------------------------------------------------------------
+
+bool CalendarScreen::selectWindow(const QString &from, const QString &to)
+{
+    const int a = m_calendar->ordinalOfName(from);
+    const int b = m_calendar->ordinalOfName(to);
+    if (a < 0 || b < 0 || m_calendar->isFuture(a) || m_calendar->isFuture(b))
+        return false;
+    m_view->selectRange(std::min(a, b), std::max(a, b));
+    m_view->scrollTo(m_calendar->indexOfOrdinal(std::min(a, b)));
+    return true;
+}
+
+bool CalendarScreen::selectFailing()
+{
+    const std::vector<int> failing = m_calendar->failingOrdinals();
+    if (failing.empty())
+        return false;
+    m_view->selectRange(failing.front(), failing.back());
+    m_view->scrollTo(m_calendar->indexOfOrdinal(failing.front()));
+    m_view->setFocus();
+    return true;
+}
+
+void CalendarScreen::widen()
+{
+    if (m_widenFirst < 0)
+        return;
+    m_view->selectRange(m_widenFirst, m_widenLast);
+}
+
+void CalendarScreen::applyFields()
+{
+    const QString from = m_from->text().trimmed();
+    const QString to = m_to->text().trimmed().isEmpty() ? from : m_to->text().trimmed();
+    if (from.isEmpty()) {
+        if (m_to->text().trimmed().isEmpty())
+            m_view->selectRange(-1, -1);
+        return;
+    }
+    auto check = [this](QLineEdit *edit, const QString &text) {
+        QString why;
+        if (const int o = m_calendar->ordinalOfName(text); o < 0) {
+            auto parsed = m_calendar->model().scheme().parse(text.toStdString());
+            why = parsed ? tr("%1 is not shown in the calendar (years %2 to %3).")
+                               .arg(text)
+                               .arg(m_calendar->firstYear())
+                               .arg(m_calendar->lastYear())
+                         : q(parsed.error().message);
+        } else if (m_calendar->isFuture(o)) {
+            why = tr("%1 is in the future.").arg(text);
+        }
+        QPalette pal = edit->palette();
+        pal.setColor(QPalette::Text, why.isEmpty() ? palette().color(QPalette::Text) : QColor(0xd6, 0x45, 0x45));
+        edit->setPalette(pal);
+        edit->setToolTip(why);
+        return why.isEmpty();
+    };
+    const bool okFrom = check(m_from, from);
+    const bool okTo = check(m_to, to);
+    if (okFrom && okTo)
+        selectWindow(from, to);
+}
+
+void CalendarScreen::onRangeSelected(int first, int last)
+{
+    const QSignalBlocker a(m_from);
+    const QSignalBlocker b(m_to);
+    if (first < 0) {
+        m_from->clear();
+        m_to->clear();
+    } else {
+        m_from->setText(q(m_calendar->partition(first).name));
+        m_to->setText(q(m_calendar->partition(last).name));
+    }
+    for (QLineEdit *e : {m_from, m_to}) {
+        e->setPalette(palette());
+        e->setToolTip({});
+    }
+    if (!m_modelName.isEmpty()) {
+        if (first >= 0)
+            QSettings().setValue(settingsKey(), m_from->text() + QStringLiteral("..") + m_to->text());
+        else
+            QSettings().remove(settingsKey());
+    }
+    updateWarning();
+    updatePlan();
+    updateDetail(last);
+    Q_EMIT windowSelected(m_from->text(), m_to->text());
+}
+
+void CalendarScreen::updateWarning()
+{
+    m_widenFirst = m_widenLast = -1;
+    const int first = m_view->selectionFirst();
+    const int last = m_view->selectionLast();
+    if (first < 0) {
+        m_warning->hide();
+        return;
+    }
+    QStringList parts;
+    int lo = first;
+    int hi = last;
+    auto describe = [this](int a, int b, const QString &side) {
+        const QString names = namesText(*m_calendar, a, b);
+        return a == b ? tr("%1, just %2 the window, fails a check").arg(names, side)
+                      : tr("%1, just %2 the window, fail checks").arg(names, side);
+    };
+    int o = first - 1;
+    while (o >= 0 && m_calendar->isFailing(o))
+        --o;
+    if (o + 1 <= first - 1) {
+        lo = o + 1;
+        parts << describe(o + 1, first - 1, tr("before"));
+    }
+    o = last + 1;
+    while (o <= m_calendar->lastPastOrdinal() && m_calendar->isFailing(o))
+        ++o;
+    if (last + 1 <= o - 1) {
+        hi = o - 1;
+        parts << describe(last + 1, o - 1, tr("after"));
+    }
+    if (parts.isEmpty()) {
+        m_warning->hide();
+        return;
+    }
+    m_widenFirst = lo;
+    m_widenLast = hi;
+    m_warningLabel->setText(tr("The window leaves out failing partitions: %1. Widen it to %2?")
+                                .arg(parts.join(QStringLiteral("; ")), namesText(*m_calendar, lo, hi)));
+    m_widen->setToolTip(tr("Select %1").arg(namesText(*m_calendar, lo, hi)));
+    m_warning->show();
+}
+
+QString CalendarScreen::warningText() const
+{
+    return m_warning->isHidden() ? QString() : m_warningLabel->text();
+}
+
+QString CalendarScreen::errorText() const
+{
+    return m_errorBanner->isHidden() ? QString() : m_error;
+}
+
+void CalendarScreen::updatePlan()
+{
+    const int first = m_view->selectionFirst();
+    const int last = m_view->selectionLast();
+    m_plan = m_engine->hasSpec() && first >= 0
+        ? model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, m_cascade->isChecked())
+        : model::Plan{};
+    m_copy->setText(tr("Copy"));
+    if (!m_plan.isValid()) {
+        const QString none = tr("Select partitions in the calendar: click, then shift-click or drag.");
+        m_planSummary->setText(none);
+        m_planDiff->setText(QStringLiteral("–"));
+        m_planDownstream->setText(QStringLiteral("–"));
+        m_planConflicts->setText(QStringLiteral("–"));
+        m_command->clear();
+        m_copy->setEnabled(false);
+        m_start->setEnabled(false);
+        return;
+    }
+    const QLocale locale;
+    QString summary = tr("%n partition(s), %1 .. %2", nullptr, m_plan.partitions).arg(m_plan.from, m_plan.to);
+    QString rows = tr("≈ %1 rows").arg(locale.toString(m_plan.rows));
+    if (m_plan.partitionsWithoutStatus > 0)
+        rows += tr(" (%n partition(s) not read yet)", nullptr, m_plan.partitionsWithoutStatus);
+    const QString time = m_plan.seconds >= 0
+        ? tr("≈ %1 to stage (%2 rows/s over the last %n run(s))", nullptr, m_plan.runsMeasured)
+              .arg(duration(m_plan.seconds), locale.toString(m_plan.rowsPerSecond, 'f', 0))
+        : tr("time unknown: no recent runs of this model to measure");
+    m_planSummary->setText(summary + QStringLiteral("<br>") + rows + QStringLiteral(" · ") + time);
+    m_planSummary->setTextFormat(Qt::RichText);
+    m_planDiff->setText(tr("row-level diff of %1; %2 must not change")
+                            .arg(m_plan.diffPartitions.join(tr(" and ")), m_plan.outsidePartitions.join(tr(" and "))));
+    QStringList downstream;
+    for (const auto &d : m_plan.downstream)
+        downstream << tr("%1 %2 (%n partition(s))", nullptr, d.partitions)
+                          .arg(d.model, d.from == d.to ? d.from : d.from + QStringLiteral(" .. ") + d.to);
+    m_planDownstream->setText(downstream.isEmpty() ? tr("none")
+                                                   : downstream.join(QStringLiteral("; "))
+                                  + (m_plan.cascade ? QString() : tr(" — with Cascade")));
+    if (m_plan.conflicts.isEmpty()) {
+        m_planConflicts->setText(tr("none"));
+        m_planConflicts->setStyleSheet({});
+    } else {
+        m_planConflicts->setText(m_plan.conflicts.join(QStringLiteral("; ")));
+        m_planConflicts->setStyleSheet(QStringLiteral("color: #d64545;"));
+    }
+    m_command->setText(m_plan.command());
+    m_command->setCursorPosition(0);
+    m_copy->setEnabled(true);
+    m_start->setEnabled(m_plan.conflicts.isEmpty());
+    m_start->setToolTip(m_plan.conflicts.isEmpty() ? tr("Stage and validate %1 .. %2; nothing is published")
+                                                         .arg(m_plan.from, m_plan.to)
+                                                   : tr("The window is claimed: free it first"));
+}
+
+void CalendarScreen::updateDetail(int ordinal)
+{
+    if (m_modelName.isEmpty() || ordinal < 0 || ordinal >= m_calendar->partitionCount()) {
+        m_detail->setText(m_modelName.isEmpty()
+                              ? tr("Select a model in the sidebar.")
+                              : tr("<p>Point at a partition to see its rows, measures and checks.</p>"
+                                   "<p>Click to select it; shift-click, drag or shift+arrow keys select a window.</p>"));
+        return;
+    }
+    const QModelIndex idx = m_calendar->indexOfOrdinal(ordinal);
+    const backfill::Partition &p = m_calendar->partition(ordinal);
+    const QLocale locale;
+    const QString zone = q(m_calendar->model().timezone);
+    auto instant = [](const QDateTime &t) { return t.toString(QStringLiteral("yyyy-MM-dd HH:mm")); };
+    QString html = QStringLiteral("<h3 style='margin:0'>%1</h3>").arg(q(p.name).toHtmlEscaped());
+    html += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
+    const QString quiet = palette().color(QPalette::PlaceholderText).name();
+    auto row = [&html, &quiet](const QString &k, const QString &v) {
+        html += QStringLiteral("<tr><td style='padding-right:10px; color:%1'>%2</td><td>%3</td></tr>").arg(quiet, k, v);
+    };
+    row(zone, QStringLiteral("%1 – %2").arg(instant(p.start), instant(p.end)));
+    if (zone != QLatin1String("UTC"))
+        row(tr("UTC"), QStringLiteral("%1 – %2").arg(instant(p.start.toUTC()), instant(p.end.toUTC())));
+    const backfill::StatusRow *s = m_calendar->status(ordinal);
+    if (m_calendar->isFuture(ordinal)) {
+        row(tr("State"), tr("in the future"));
+    } else if (!s) {
+        row(tr("State"), m_refreshing ? tr("reading…") : tr("not read yet"));
+    } else {
+        row(tr("Rows"), s->rows == 0 ? tr("<b>none</b> (empty partition)") : locale.toString(qlonglong(s->rows)));
+        for (const QVariant &v : idx.data(PartitionCalendarModel::MeasuresRole).toList()) {
+            const QVariantMap m = v.toMap();
+            row(m.value(QStringLiteral("name")).toString().toHtmlEscaped(), m.value(QStringLiteral("value")).toString());
+        }
+        const QDateTime loaded = idx.data(PartitionCalendarModel::LoadedAtRole).toDateTime();
+        row(tr("Loaded"), loaded.isValid() ? loaded.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"))
+                                           : tr("unknown"));
+        const QString claim = idx.data(PartitionCalendarModel::ClaimRole).toString();
+        row(tr("Claim"), claim.isEmpty() ? tr("none") : claim.toHtmlEscaped());
+        const QString metric = idx.data(PartitionCalendarModel::MetricTextRole).toString();
+        if (!metric.isEmpty())
+            row(m_metric->currentText(), metric.toHtmlEscaped());
+    }
+    html += QStringLiteral("</table>");
+    const QVariantList checks = idx.data(PartitionCalendarModel::ChecksRole).toList();
+    if (!checks.isEmpty()) {
+        html += QStringLiteral("<p style='margin-top:8px; margin-bottom:2px'><b>%1</b></p>").arg(tr("Checks"));
+        for (const QVariant &v : checks) {
+            const QVariantMap c = v.toMap();
+            const QString state = c.value(QStringLiteral("state")).toString();
+            const QString mark = state == QLatin1String("ok")         ? QStringLiteral("<span style='color:#4fa86b'>✓</span>")
+                : state == QLatin1String("mismatch") ? QStringLiteral("<span style='color:#d64545'><b>✗</b></span>")
+                                                     : QStringLiteral("<span style='color:#e0a82e'>?</span>");
+            html += QStringLiteral("<p style='margin:0'>%1 %2<br>").arg(mark, c.value(QStringLiteral("name")).toString().toHtmlEscaped());
+            const QString source = c.value(QStringLiteral("source")).toString();
+            html += QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;") + (source.isEmpty()
+                    ? tr("%1; source: no value").arg(c.value(QStringLiteral("value")).toString())
+                    : tr("%1 vs source %2").arg(c.value(QStringLiteral("value")).toString(), source));
+            if (state == QLatin1String("mismatch") && c.contains(QStringLiteral("difference")))
+                html += QStringLiteral(" <b>(%1)</b>").arg(c.value(QStringLiteral("difference")).toString());
+            html += QStringLiteral("</p>");
+        }
+    }
+    m_detail->setText(html);
+}
+
+} // namespace reprint::views

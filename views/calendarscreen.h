@@ -1,0 +1,159 @@
+#pragma once
+// The Calendar page of a model: the partition calendar with its colour metric and
+// legend, a detail pane for the partition under the cursor, the window's From/To fields,
+// "Select failing", the under-scope warning (with Widen), and the plan of the backfill
+// with its command line and a Start button.
+//
+// Data: the calendar opens from the statistics cached by the last refresh (a JSON file
+// under the user's cache directory, per spec and model), then refreshes them through
+// EngineClient::status() in chunks, newest first, with a progress bar and a cancel. A
+// failed refresh keeps the data shown, says why, and offers a retry. The screen runs no
+// SQL of its own.
+//
+// Thread affinity: GUI thread. The EngineClient is not owned and must outlive the
+// screen; answers to tokens the screen did not ask for are ignored. The screen never
+// waits on the database.
+//
+// Settings (QSettings, "calendar/..."): the colour metric and measure, the splitter, and
+// each model's last window.
+
+#include "engineclient.h"
+#include "plan.h"
+
+#include <QDateTime>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSplitter;
+class QToolButton;
+class QFrame;
+
+namespace reprint::model {
+class PartitionCalendarModel;
+}
+
+namespace reprint::views {
+
+class CalendarView;
+class CalendarLegend;
+
+class CalendarScreen : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit CalendarScreen(model::EngineClient *engine, QWidget *parent = nullptr);
+    ~CalendarScreen() override;
+
+    // Shows model `name` of the engine's spec (opening from the cache, then refreshing).
+    // An empty name, or a name the spec lacks, shows an empty page.
+    void showModel(const QString &name);
+    QString modelName() const { return m_modelName; }
+
+    // Starts a refresh of every past partition in the window (cancelling one running).
+    void refresh();
+    void cancelRefresh();
+    bool isRefreshing() const { return m_refreshing; }
+
+    // Selects the window from..to (partition names); false when either is not a
+    // partition in the calendar.
+    bool selectWindow(const QString &from, const QString &to);
+    // Selects the smallest window covering every failing partition; false when none fails.
+    bool selectFailing();
+    // Widens the window over the failing partitions just outside it.
+    void widen();
+
+    model::PartitionCalendarModel *calendarModel() const { return m_calendar; }
+    CalendarView *view() const { return m_view; }
+    const model::Plan &plan() const { return m_plan; }
+    // The under-scope warning's text; empty when hidden.
+    QString warningText() const;
+    // The failure message shown after a failed refresh; empty when none.
+    QString errorText() const;
+
+Q_SIGNALS:
+    // The user pressed Start backfill: the Run screen takes over with `request`.
+    void backfillRequested(const reprint::backfill::BackfillRequest &request);
+    // A refresh ended: every chunk answered (ok), or it failed or was cancelled.
+    void refreshFinished(bool ok);
+    // The selected window changed (partition names; empty when cleared).
+    void windowSelected(const QString &from, const QString &to);
+
+private:
+    void buildUi();
+    void setYears(int firstYear, int lastYear);
+    void startChunks(int firstOrdinal, int lastOrdinal);
+    void requestNextChunk();
+    void onStatus(quint64 token, const model::StatusRows &rows);
+    void onHistory(quint64 token, const model::HistoryRows &rows);
+    void onFailed(quint64 token, const model::DatabaseError &error);
+    void finishRefresh(bool ok, const QString &message);
+    void onRangeSelected(int first, int last);
+    void applyFields();
+    void updateWarning();
+    void updatePlan();
+    void updateDetail(int ordinal);
+    void updateYears();
+    void updateStatusLine();
+    void metricChosen();
+    QString cachePath() const;
+    void saveCache() const;
+    void loadCache();
+    QString settingsKey() const;
+
+    model::EngineClient *m_engine = nullptr;
+    model::PartitionCalendarModel *m_calendar = nullptr;
+    QString m_modelName;
+    QString m_specPath;
+    model::HistoryRows m_history;
+    model::Plan m_plan;
+
+    // Refresh: chunks of ordinals, asked newest first, one at a time.
+    std::vector<std::pair<int, int>> m_chunks;
+    std::size_t m_chunksDone = 0;
+    quint64 m_statusToken = 0;
+    quint64 m_historyToken = 0;
+    bool m_refreshing = false;
+    bool m_historyPending = false;
+    QString m_error;
+    QDateTime m_refreshStarted;
+
+    CalendarView *m_view = nullptr;
+    CalendarLegend *m_legend = nullptr;
+    QLabel *m_title = nullptr;
+    QComboBox *m_metric = nullptr;
+    QComboBox *m_measure = nullptr;
+    QComboBox *m_year = nullptr;
+    QToolButton *m_earlier = nullptr;
+    QToolButton *m_refreshButton = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QToolButton *m_cancel = nullptr;
+    QLabel *m_statusLine = nullptr;
+    QFrame *m_errorBanner = nullptr;
+    QLabel *m_errorLabel = nullptr;
+    QPushButton *m_retry = nullptr;
+    QSplitter *m_splitter = nullptr;
+    QLabel *m_detail = nullptr;
+    QLineEdit *m_from = nullptr;
+    QLineEdit *m_to = nullptr;
+    QPushButton *m_selectFailing = nullptr;
+    QFrame *m_warning = nullptr;
+    QLabel *m_warningLabel = nullptr;
+    QPushButton *m_widen = nullptr;
+    QLabel *m_planSummary = nullptr;
+    QLabel *m_planDiff = nullptr;
+    QLabel *m_planDownstream = nullptr;
+    QLabel *m_planConflicts = nullptr;
+    QLineEdit *m_command = nullptr;
+    QToolButton *m_copy = nullptr;
+    QCheckBox *m_cascade = nullptr;
+    QPushButton *m_start = nullptr;
+    int m_widenFirst = -1;
+    int m_widenLast = -1;
+};
+
+} // namespace reprint::views

@@ -1,0 +1,973 @@
+#include "reviewscreen.h"
+
+#include "boundaryinspector.h"
+#include "engineclient.h"
+#include "historyview.h"
+#include "reviewfactsclient.h"
+#include "reviewmodel.h"
+#include "reviewproxymodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QAreaSeries>
+#include <QButtonGroup>
+#include <QChart>
+#include <QChartView>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDateTimeAxis>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QFrame>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QIdentityProxyModel>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QShortcut>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QVXYModelMapper>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace reprint::views {
+
+using model::ReviewModel;
+using Field = ReviewModel::Field;
+using backfill::Verdict;
+
+// The chart reads the review model's numbers, not its formatted text.
+class ReviewScreen::ChartValues : public QIdentityProxyModel {
+public:
+    using QIdentityProxyModel::QIdentityProxyModel;
+    QVariant data(const QModelIndex &index, int role) const override
+    {
+        if (role == Qt::DisplayRole) {
+            const QVariant v = QIdentityProxyModel::data(index, ReviewModel::ValueRole);
+            return v.isValid() ? v : QVariant(qreal(std::nan("")));
+        }
+        return QIdentityProxyModel::data(index, role);
+    }
+};
+
+namespace {
+
+const QColor kGood(0x2e, 0x9e, 0x5b);
+const QColor kWarn(0xd9, 0x8c, 0x1f);
+const QColor kBad(0xd6, 0x3b, 0x3b);
+
+enum class Mark { Good, Warn, Bad, Pending };
+
+QString glyph(Mark m)
+{
+    switch (m) {
+    case Mark::Good:
+        return QStringLiteral("✓");
+    case Mark::Warn:
+        return QStringLiteral("!");
+    case Mark::Bad:
+        return QStringLiteral("✗");
+    case Mark::Pending:
+        return QStringLiteral("…");
+    }
+    return {};
+}
+
+QColor colourOf(Mark m, const QPalette &p)
+{
+    switch (m) {
+    case Mark::Good:
+        return kGood;
+    case Mark::Warn:
+        return kWarn;
+    case Mark::Bad:
+        return kBad;
+    case Mark::Pending:
+        return p.color(QPalette::PlaceholderText);
+    }
+    return {};
+}
+
+QString q(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+QString windowText(const std::string &from, const std::string &to)
+{
+    return from == to ? q(from) : q(from) + QStringLiteral(" … ") + q(to);
+}
+
+bool isDrift(const model::DatabaseError &e)
+{
+    return e.kind == QLatin1String("conflict")
+           && (e.message.contains(QLatin1String("changed since")) || e.message.contains(QLatin1String("no longer holds")));
+}
+
+} // namespace
+
+ReviewScreen::ReviewScreen(QWidget *parent)
+    : QWidget(parent)
+    , m_engine(new model::EngineClient(this))
+    , m_factsClient(new model::ReviewFactsClient(this))
+    , m_model(new ReviewModel(this))
+    , m_proxy(new model::ReviewProxyModel(this))
+    , m_chartValues(new ChartValues(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_chartValues->setSourceModel(m_model);
+    buildUi();
+
+    connect(m_engine, &model::EngineClient::reviewFinished, this, [this](quint64 token, const backfill::Review &r) {
+        if (token != m_reviewToken)
+            return;
+        m_reviewToken = 0;
+        reviewArrived(r);
+    });
+    connect(m_factsClient, &model::ReviewFactsClient::factsFinished, this, [this](quint64 token, const backfill::ReviewFacts &f) {
+        if (token != m_factsToken)
+            return;
+        m_factsToken = 0;
+        m_facts = f;
+        m_haveFacts = true;
+        updateHeader();
+        updateRules();
+        updateActions();
+        Q_EMIT factsLoaded(m_id);
+    });
+    connect(m_factsClient, &model::ReviewFactsClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
+        if (token != m_factsToken)
+            return;
+        m_factsToken = 0;
+        setNote(tr("Could not read the backfill's claim and scope: %1").arg(e.sentence()), true);
+    });
+    connect(m_engine, &model::EngineClient::publishFinished, this, [this](quint64 token, const backfill::PublishOutcome &o) {
+        if (token != m_publishToken)
+            return;
+        m_publishToken = 0;
+        m_busy->hide();
+        setNote(tr("Published backfill %1: %L2 rows replaced by %L3, approved by %4. Undo restores the replaced rows.")
+                    .arg(o.id)
+                    .arg(o.rowsReplaced)
+                    .arg(o.rowsInserted)
+                    .arg(q(o.approver)));
+        const QString note = m_actionNote->text();
+        openBackfill(m_id);
+        setNote(note);
+        Q_EMIT published(o.id, o);
+    });
+    connect(m_engine, &model::EngineClient::undoFinished, this, [this](quint64 token, const backfill::UndoOutcome &o) {
+        if (token != m_undoToken)
+            return;
+        m_undoToken = 0;
+        m_busy->hide();
+        const QString note = tr("Undone: %L1 archived rows restored, %L2 published rows removed.").arg(o.rowsRestored).arg(o.rowsRemoved);
+        openBackfill(m_id);
+        setNote(note);
+        Q_EMIT undone(o.id, o);
+    });
+    connect(m_engine, &model::EngineClient::abandonFinished, this, [this](quint64 token) {
+        if (token != m_abandonToken)
+            return;
+        m_abandonToken = 0;
+        backfill::BackfillRequest request;
+        request.model = m_review.model;
+        request.from = m_review.from;
+        request.to = m_review.to;
+        setBusy(tr("Re-validating %1 against the data as it is now…").arg(windowText(m_review.from, m_review.to)));
+        m_backfillToken = m_engine->backfill(request);
+    });
+    connect(m_engine, &model::EngineClient::backfillFinished, this, [this](quint64 token, const backfill::BackfillOutcome &o) {
+        if (token != m_backfillToken)
+            return;
+        m_backfillToken = 0;
+        m_busy->hide();
+        const qint64 old = m_id;
+        openBackfill(o.id);
+        Q_EMIT revalidated(old, o.id);
+    });
+    connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
+        if (token == m_reviewToken) {
+            m_reviewToken = 0;
+            m_title->setText(tr("Backfill %1").arg(m_id));
+            setNote(tr("Could not load the review: %1").arg(e.sentence()), true);
+            return;
+        }
+        if (token == m_publishToken) {
+            m_publishToken = 0;
+            publishFailed(e);
+            return;
+        }
+        if (token == m_undoToken || token == m_abandonToken || token == m_backfillToken) {
+            m_undoToken = m_abandonToken = m_backfillToken = 0;
+            m_busy->hide();
+            setNote(e.sentence(), true);
+            updateActions();
+            Q_EMIT actionFailed(m_id, e);
+        }
+    });
+    connect(m_history, &HistoryView::backfillActivated, this, [this](qint64 id) {
+        openBackfill(id);
+        showTotals();
+    });
+}
+
+ReviewScreen::~ReviewScreen() = default;
+
+void ReviewScreen::setSpec(const backfill::Spec &spec, const QString &conninfo)
+{
+    m_engine->setSpec(spec, conninfo);
+    m_factsClient->setSpec(spec, conninfo);
+}
+
+bool ReviewScreen::setSpecFile(const QString &path, const QString &conninfo, QString *error)
+{
+    auto spec = backfill::loadSpec(path.toStdString());
+    if (!spec) {
+        if (error)
+            *error = q(spec.error().message);
+        return false;
+    }
+    const QString db = conninfo.isEmpty() ? q(spec->warehouse) : conninfo;
+    setSpec(*spec, db);
+    return true;
+}
+
+void ReviewScreen::buildUi()
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 12, 16, 10);
+    layout->setSpacing(8);
+
+    m_title = new QLabel(tr("No backfill open"), this);
+    m_title->setObjectName(QStringLiteral("reviewTitle"));
+    QFont big = m_title->font();
+    big.setPointSizeF(big.pointSizeF() * 1.35);
+    big.setBold(true);
+    m_title->setFont(big);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_subtitle = new QLabel(tr("Open a backfill from the History tab, or run `reprint backfill` and open its id."), this);
+    m_subtitle->setTextFormat(Qt::RichText);
+    m_subtitle->setForegroundRole(QPalette::PlaceholderText);
+    layout->addWidget(m_title);
+    layout->addWidget(m_subtitle);
+    m_validation = new QLabel(this);
+    m_validation->setObjectName(QStringLiteral("validationMessage"));
+    m_validation->setWordWrap(true);
+    m_validation->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_validation->hide();
+    layout->addWidget(m_validation);
+
+    m_rulesFrame = new QFrame(this);
+    m_rulesFrame->setObjectName(QStringLiteral("rules"));
+    auto *rules = new QGridLayout(m_rulesFrame);
+    rules->setContentsMargins(0, 2, 0, 2);
+    rules->setHorizontalSpacing(10);
+    rules->setVerticalSpacing(2);
+    const QString names[5] = {tr("1 · Scoped"), tr("2 · Same code path"), tr("3 · Idempotent"), tr("4 · Isolated"),
+                              tr("5 · Validated")};
+    for (int i = 0; i < 5; ++i) {
+        auto *card = new QFrame(m_rulesFrame);
+        card->setFrameShape(QFrame::StyledPanel);
+        card->setObjectName(QStringLiteral("rule%1").arg(i + 1));
+        auto *cardLayout = new QVBoxLayout(card);
+        cardLayout->setContentsMargins(10, 6, 10, 6);
+        cardLayout->setSpacing(2);
+        m_ruleTitles[i] = new QLabel(glyph(Mark::Pending) + QLatin1Char(' ') + names[i], card);
+        QFont bold = m_ruleTitles[i]->font();
+        bold.setBold(true);
+        m_ruleTitles[i]->setFont(bold);
+        m_ruleTitles[i]->setProperty("ruleName", names[i]);
+        m_ruleTexts[i] = new QLabel(card);
+        m_ruleTexts[i]->setWordWrap(true);
+        m_ruleTexts[i]->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+        QFont small = m_ruleTexts[i]->font();
+        small.setPointSizeF(small.pointSizeF() * 0.92);
+        m_ruleTexts[i]->setFont(small);
+        m_ruleTexts[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        cardLayout->addWidget(m_ruleTitles[i]);
+        cardLayout->addWidget(m_ruleTexts[i], 1);
+        rules->addWidget(card, 0, i);
+        rules->setColumnStretch(i, 1);
+    }
+    layout->addWidget(m_rulesFrame);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("reviewTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(buildTotalsPage(), tr("Totals"));
+    m_inspector = new BoundaryInspector(m_engine, m_factsClient, m_tabs);
+    m_tabs->addTab(m_inspector, tr("Boundary Inspector"));
+    m_history = new HistoryView(m_engine, m_tabs);
+    m_tabs->addTab(m_history, tr("History"));
+    layout->addWidget(m_tabs, 1);
+
+    auto *actions = new QHBoxLayout;
+    m_actionNote = new QLabel(this);
+    m_actionNote->setObjectName(QStringLiteral("actionNote"));
+    m_actionNote->setWordWrap(true);
+    m_actionNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_busy = new QProgressBar(this);
+    m_busy->setRange(0, 0);
+    m_busy->setMaximumWidth(120);
+    m_busy->setTextVisible(false);
+    m_busy->hide();
+    m_undo = new QPushButton(tr("Undo Publish…"), this);
+    m_undo->setObjectName(QStringLiteral("undoButton"));
+    m_override = new QPushButton(tr("Override…"), this);
+    m_override->setObjectName(QStringLiteral("overrideButton"));
+    m_approve = new QPushButton(tr("Approve && Publish…"), this);
+    m_approve->setObjectName(QStringLiteral("approveButton"));
+    m_approve->setDefault(true);
+    QFont bold = m_approve->font();
+    bold.setBold(true);
+    m_approve->setFont(bold);
+    actions->addWidget(m_busy);
+    actions->addWidget(m_actionNote, 1);
+    actions->addWidget(m_undo);
+    actions->addWidget(m_override);
+    actions->addWidget(m_approve);
+    layout->addLayout(actions);
+    m_undo->hide();
+    m_override->hide();
+    m_approve->setEnabled(false);
+
+    connect(m_approve, &QPushButton::clicked, this, [this] { approveClicked(false); });
+    connect(m_override, &QPushButton::clicked, this, [this] { approveClicked(true); });
+    connect(m_undo, &QPushButton::clicked, this, &ReviewScreen::undoClicked);
+}
+
+QWidget *ReviewScreen::buildTotalsPage()
+{
+    auto *page = new QWidget;
+    auto *layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 8, 0, 0);
+    auto *bar = new QHBoxLayout;
+    bar->setSpacing(4);
+    m_filterGroup = new QButtonGroup(page);
+    const QString filters[] = {tr("All"), tr("Changed"), tr("Problems only")};
+    for (int i = 0; i < 3; ++i) {
+        auto *b = new QToolButton(page);
+        b->setText(filters[i]);
+        b->setCheckable(true);
+        b->setAutoRaise(false);
+        b->setObjectName(QStringLiteral("filter%1").arg(i));
+        m_filterGroup->addButton(b, i);
+        bar->addWidget(b);
+    }
+    m_filterGroup->button(0)->setChecked(true);
+    connect(m_filterGroup, &QButtonGroup::idClicked, this, [this](int id) {
+        m_proxy->setFilter(model::ReviewProxyModel::Filter(id));
+        m_rowsNote->setText(tr("%n of %1 partitions shown", nullptr, m_proxy->rowCount() - 1).arg(m_model->partitionCount()));
+    });
+    bar->addSpacing(12);
+    m_measuresButton = new QToolButton(page);
+    m_measuresButton->setText(tr("Measures"));
+    m_measuresButton->setPopupMode(QToolButton::InstantPopup);
+    m_measuresButton->setMenu(new QMenu(m_measuresButton));
+    bar->addWidget(m_measuresButton);
+    auto *copy = new QToolButton(page);
+    copy->setText(tr("Copy as TSV"));
+    copy->setToolTip(tr("Copies the selected cells (or the whole table) as tab-separated text (%1).")
+                         .arg(QKeySequence(QKeySequence::Copy).toString(QKeySequence::NativeText)));
+    connect(copy, &QToolButton::clicked, this, [this] { copySelection(); });
+    bar->addWidget(copy);
+    bar->addSpacing(12);
+    m_rowsNote = new QLabel(page);
+    m_rowsNote->setForegroundRole(QPalette::PlaceholderText);
+    bar->addWidget(m_rowsNote);
+    bar->addStretch(1);
+    bar->addWidget(new QLabel(tr("Chart:"), page));
+    m_chartMeasureBox = new QComboBox(page);
+    m_chartMeasureBox->setObjectName(QStringLiteral("chartMeasure"));
+    m_chartMeasureBox->setMinimumContentsLength(10);
+    bar->addWidget(m_chartMeasureBox);
+    connect(m_chartMeasureBox, &QComboBox::currentTextChanged, this, [this](const QString &m) {
+        if (!m.isEmpty())
+            setChartMeasure(m);
+    });
+    layout->addLayout(bar);
+
+    auto *split = new QSplitter(Qt::Vertical, page);
+    m_table = new QTableView(split);
+    m_table->setObjectName(QStringLiteral("totalsTable"));
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(0, Qt::AscendingOrder);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->horizontalHeader()->setHighlightSections(false);
+    m_table->setWordWrap(false);
+    auto *copyShortcut = new QShortcut(QKeySequence::Copy, m_table, nullptr, nullptr, Qt::WidgetShortcut);
+    connect(copyShortcut, &QShortcut::activated, this, [this] { copySelection(); });
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &i) {
+        const QString p = i.data(ReviewModel::PartitionRole).toString();
+        if (!p.isEmpty())
+            showInspector(p);
+    });
+    split->addWidget(m_table);
+
+    buildChart();
+    split->addWidget(m_chartView);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+    return page;
+}
+
+void ReviewScreen::buildChart()
+{
+    auto *chart = new QChart;
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->legend()->setAlignment(Qt::AlignRight);
+    chart->setBackgroundRoundness(0);
+    m_chartView = new QChartView(chart);
+    m_chartView->setObjectName(QStringLiteral("reviewChart"));
+    m_chartView->setRenderHint(QPainter::Antialiasing);
+    m_chartView->setMinimumHeight(200);
+}
+
+void ReviewScreen::setChartMeasure(const QString &measure)
+{
+    m_chartMeasure = measure;
+    if (m_chartMeasureBox->currentText() != measure) {
+        const QSignalBlocker block(m_chartMeasureBox);
+        m_chartMeasureBox->setCurrentText(measure);
+    }
+    updateChart();
+}
+
+void ReviewScreen::updateChart()
+{
+    QChart *chart = m_chartView->chart();
+    chart->removeAllSeries();
+    for (QAbstractAxis *a : chart->axes())
+        chart->removeAxis(a);
+    const int measure = int(m_model->measures().indexOf(m_chartMeasure));
+    const int n = m_model->partitionCount();
+    const QPalette pal = palette();
+    chart->setBackgroundBrush(pal.color(QPalette::Base));
+    chart->setPlotAreaBackgroundVisible(false);
+    chart->legend()->setLabelColor(pal.color(QPalette::Text));
+    chart->setTitleBrush(pal.color(QPalette::Text));
+    if (measure < 0 || n == 0)
+        return;
+
+    auto mapped = [&](QXYSeries *series, Field field) {
+        auto *mapper = new QVXYModelMapper(series);
+        mapper->setXColumn(0);
+        mapper->setYColumn(m_model->columnFor(measure, field));
+        mapper->setFirstRow(0);
+        mapper->setRowCount(n);
+        mapper->setSeries(series);
+        mapper->setModel(m_chartValues);
+    };
+    // The window, shaded: from half a step before its first partition to half a step
+    // after its last.
+    double minY = std::numeric_limits<double>::max(), maxY = std::numeric_limits<double>::lowest();
+    qint64 first = 0, last = 0, minX = 0, maxX = 0;
+    bool haveWindow = false;
+    for (int r = 0; r < n; ++r) {
+        const qint64 x = qint64(m_model->index(r, 0).data(ReviewModel::ValueRole).toDouble());
+        minX = r == 0 ? x : std::min(minX, x);
+        maxX = r == 0 ? x : std::max(maxX, x);
+        for (Field f : {Field::Old, Field::New, Field::Source}) {
+            const QVariant v = m_model->index(r, m_model->columnFor(measure, f)).data(ReviewModel::ValueRole);
+            if (v.isValid()) {
+                minY = std::min(minY, v.toDouble());
+                maxY = std::max(maxY, v.toDouble());
+            }
+        }
+        if (ReviewModel::Place(m_model->index(r, 0).data(ReviewModel::PlaceRole).toInt()) != ReviewModel::Place::Outside) {
+            if (!haveWindow)
+                first = x;
+            last = x;
+            haveWindow = true;
+        }
+    }
+    if (minY > maxY)
+        minY = maxY = 0;
+    const double pad = std::max((maxY - minY) * 0.12, std::abs(maxY) * 0.02 + 1e-9);
+    const double lowY = std::max(0.0, minY - pad) == 0.0 && minY >= 0 && minY - pad < 0 ? 0.0 : minY - pad;
+    const double highY = maxY + pad;
+    const qint64 step = n > 1 ? (maxX - minX) / (n - 1) : 86400000;
+
+    auto *axisX = new QDateTimeAxis;
+    axisX->setFormat(QStringLiteral("MMM d"));
+    axisX->setTickCount(std::min(n, 12) + 2);
+    axisX->setRange(QDateTime::fromMSecsSinceEpoch(minX - step), QDateTime::fromMSecsSinceEpoch(maxX + step));
+    axisX->setLabelsColor(pal.color(QPalette::Text));
+    axisX->setGridLineColor(pal.color(QPalette::Mid));
+    auto *axisY = new QValueAxis;
+    axisY->setRange(lowY, highY);
+    axisY->setLabelFormat(QStringLiteral("%.0f"));
+    axisY->setLabelsColor(pal.color(QPalette::Text));
+    axisY->setGridLineColor(pal.color(QPalette::Mid));
+    axisY->setTitleText(m_chartMeasure);
+    axisY->setTitleBrush(pal.color(QPalette::Text));
+    chart->addAxis(axisX, Qt::AlignBottom);
+    chart->addAxis(axisY, Qt::AlignLeft);
+
+    if (haveWindow) {
+        auto *upper = new QLineSeries(chart);
+        auto *lower = new QLineSeries(chart);
+        upper->append(double(first - step / 2), highY);
+        upper->append(double(last + step / 2), highY);
+        lower->append(double(first - step / 2), lowY);
+        lower->append(double(last + step / 2), lowY);
+        auto *area = new QAreaSeries(upper, lower);
+        area->setName(tr("window"));
+        QColor shade = pal.color(QPalette::Highlight);
+        shade.setAlpha(28);
+        area->setBrush(shade);
+        area->setPen(Qt::NoPen);
+        chart->addSeries(area);
+        area->attachAxis(axisX);
+        area->attachAxis(axisY);
+    }
+    auto *oldSeries = new QLineSeries;
+    oldSeries->setName(tr("old"));
+    QPen oldPen(pal.color(QPalette::PlaceholderText), 2, Qt::DashLine);
+    oldSeries->setPen(oldPen);
+    oldSeries->setPointsVisible(true);
+    auto *newSeries = new QLineSeries;
+    newSeries->setName(tr("new"));
+    newSeries->setPen(QPen(QColor(0x2f, 0x7e, 0xd8), 2.5));
+    newSeries->setPointsVisible(true);
+    auto *sourceSeries = new QScatterSeries;
+    sourceSeries->setName(tr("source"));
+    sourceSeries->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    sourceSeries->setMarkerSize(9);
+    sourceSeries->setColor(kWarn);
+    sourceSeries->setBorderColor(kWarn.darker(130));
+    for (QXYSeries *s : {static_cast<QXYSeries *>(oldSeries), static_cast<QXYSeries *>(newSeries),
+                         static_cast<QXYSeries *>(sourceSeries)}) {
+        chart->addSeries(s);
+        s->attachAxis(axisX);
+        s->attachAxis(axisY);
+    }
+    mapped(oldSeries, Field::Old);
+    mapped(newSeries, Field::New);
+    mapped(sourceSeries, Field::Source);
+}
+
+void ReviewScreen::openBackfill(qint64 id)
+{
+    m_id = id;
+    m_haveFacts = false;
+    m_openedAtMs = QDateTime::currentMSecsSinceEpoch();
+    m_reviewToken = m_engine->review(id);
+    m_factsToken = m_factsClient->facts(id);
+    m_title->setText(tr("Backfill %1").arg(id));
+    updateActions();
+}
+
+void ReviewScreen::reviewArrived(const backfill::Review &review)
+{
+    const bool sameBackfill = m_review.backfillId == review.backfillId;
+    m_review = review;
+    m_model->setReview(review);
+    m_table->sortByColumn(m_table->horizontalHeader()->sortIndicatorSection(), m_table->horizontalHeader()->sortIndicatorOrder());
+
+    const QStringList measures = m_model->measures();
+    QMenu *menu = m_measuresButton->menu();
+    menu->clear();
+    for (int i = 0; i < measures.size(); ++i) {
+        QAction *a = menu->addAction(measures.at(i));
+        a->setCheckable(true);
+        a->setChecked(!m_table->isColumnHidden(m_model->columnFor(i, Field::Old)));
+        connect(a, &QAction::toggled, this, [this, i](bool on) {
+            for (int f = 0; f < ReviewModel::kFieldsPerMeasure; ++f)
+                m_table->setColumnHidden(m_model->columnFor(i, Field(f)), !on);
+        });
+    }
+    m_table->resizeColumnsToContents();
+    for (int c = 0; c < m_model->columnCount(); ++c)
+        m_table->setColumnWidth(c, m_table->columnWidth(c) + 10);
+    m_rowsNote->setText(tr("%n of %1 partitions shown", nullptr, m_proxy->rowCount() - 1).arg(m_model->partitionCount()));
+
+    {
+        const QSignalBlocker block(m_chartMeasureBox);
+        m_chartMeasureBox->clear();
+        m_chartMeasureBox->addItems(measures);
+    }
+    QString chartMeasure = measures.contains(m_chartMeasure) ? m_chartMeasure : QString();
+    if (chartMeasure.isEmpty())
+        chartMeasure = measures.size() > 1 ? measures.at(1) : measures.value(0);
+    setChartMeasure(chartMeasure);
+
+    if (!sameBackfill || m_inspector->partitions().isEmpty())
+        m_inspector->setReview(review);
+    updateHeader();
+    updateRules();
+    updateActions();
+    m_history->refresh(q(review.model));
+    m_loadMs = QDateTime::currentMSecsSinceEpoch() - m_openedAtMs;
+    Q_EMIT reviewLoaded(review.backfillId);
+}
+
+void ReviewScreen::updateHeader()
+{
+    if (m_review.backfillId == 0)
+        return;
+    m_title->setText(tr("Backfill %1 · %2 · %3").arg(m_review.backfillId).arg(q(m_review.model), windowText(m_review.from, m_review.to)));
+    const QString validation = m_review.validation.empty() ? tr("not validated")
+                               : m_review.validation == "passed"
+                                   ? QStringLiteral("<span style='color:%1'>✓ validation passed</span>").arg(kGood.name())
+                                   : QStringLiteral("<span style='color:%1'>✗ validation failed</span>").arg(kBad.name());
+    QStringList parts{tr("status <b>%1</b>").arg(q(m_review.status)), validation};
+    if (m_haveFacts) {
+        parts << tr("operator %1").arg(q(m_facts.operatorName).toHtmlEscaped());
+        if (!m_facts.approver.empty())
+            parts << tr("approved by %1 at %2").arg(q(m_facts.approver).toHtmlEscaped(), q(m_facts.publishedAt));
+        if (!m_facts.note.empty())
+            parts << tr("note “%1”").arg(q(m_facts.note).toHtmlEscaped());
+        if (!m_facts.overrideReason.empty())
+            parts << QStringLiteral("<span style='color:%1'>%2</span>")
+                         .arg(kWarn.name(), tr("override: “%1”").arg(q(m_facts.overrideReason).toHtmlEscaped()));
+    }
+    m_subtitle->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
+    m_subtitle->setForegroundRole(QPalette::WindowText);
+    if (m_review.validation == "failed" && !m_review.validationMessage.empty()) {
+        m_validation->setText(QStringLiteral("<span style='color:%1'><b>Why validation failed:</b></span> %2")
+                                  .arg(kBad.name(), q(m_review.validationMessage).toHtmlEscaped()));
+        m_validation->show();
+    } else {
+        m_validation->hide();
+    }
+}
+
+void ReviewScreen::updateRules()
+{
+    if (m_review.backfillId == 0)
+        return;
+    auto set = [this](int i, Mark mark, const QString &text) {
+        m_ruleTitles[i]->setText(glyph(mark) + QLatin1Char(' ') + m_ruleTitles[i]->property("ruleName").toString());
+        QPalette p = m_ruleTitles[i]->palette();
+        p.setColor(QPalette::WindowText, colourOf(mark, palette()));
+        m_ruleTitles[i]->setPalette(p);
+        m_ruleTexts[i]->setText(text);
+        m_ruleTexts[i]->setToolTip(text);
+    };
+    const int windowCount = int(std::count_if(m_review.partitions.begin(), m_review.partitions.end(),
+                                              [](const backfill::PartitionReview &p) { return p.inScope; }));
+    const bool pending = !m_haveFacts;
+    if (pending) {
+        set(0, Mark::Pending, tr("%n partition(s) in the window.", nullptr, windowCount));
+        for (int i = 1; i < 4; ++i)
+            set(i, Mark::Pending, tr("Reading…"));
+    } else {
+        const bool scoped = m_facts.tablePartitions == 0 || m_facts.windowPartitions < m_facts.tablePartitions;
+        set(0, scoped ? Mark::Good : Mark::Warn,
+            tr("%L1 of the table's %L2 partitions (%3).").arg(m_facts.windowPartitions).arg(m_facts.tablePartitions).arg(windowText(m_facts.from, m_facts.to)));
+        if (m_facts.currentTransformHash.empty())
+            set(1, Mark::Warn, tr("The spec no longer has this model; hash %1 at validation.").arg(q(m_facts.storedTransformHash).left(12)));
+        else if (m_facts.currentTransformHash == m_facts.storedTransformHash)
+            set(1, Mark::Good, tr("Transform hash %1 equals the scheduled run's.").arg(q(m_facts.storedTransformHash).left(12)));
+        else
+            set(1, Mark::Bad, tr("Transform changed since validation: %1 then, %2 now. Re-run the backfill.")
+                                  .arg(q(m_facts.storedTransformHash).left(12), q(m_facts.currentTransformHash).left(12)));
+        const std::string &st = m_facts.status;
+        if (st == "staged")
+            set(2, Mark::Good, tr("Staged apart from the target; publish replaces the %n partition(s) in one transaction.", nullptr,
+                                  int(m_facts.windowPartitions)));
+        else if (st == "published")
+            set(2, Mark::Good, tr("Replaced in one transaction at %1; replaced rows archived.").arg(q(m_facts.publishedAt)));
+        else if (st == "undone")
+            set(2, Mark::Good, tr("Published, then undone at %1 in one transaction.").arg(q(m_facts.undoneAt)));
+        else
+            set(2, Mark::Warn, tr("Status %1: nothing staged to publish.").arg(q(st)));
+        if (m_facts.claimHeld && !m_facts.leaseExpired)
+            set(3, Mark::Good, tr("Claim held by %1; lease until %2.").arg(q(m_facts.claimHolder), q(m_facts.leaseExpires)));
+        else if (m_facts.claimHeld)
+            set(3, Mark::Warn, tr("Claim held (lease of %1 expired %2): a new backfill may take it over.")
+                                   .arg(q(m_facts.claimHolder), q(m_facts.leaseExpires)));
+        else if (st == "published" || st == "undone" || st == "abandoned")
+            set(3, Mark::Good, tr("Claim released when the backfill was %1.").arg(q(st)));
+        else
+            set(3, Mark::Bad, tr("No claim on the window: another backfill may write it. Run the backfill again."));
+    }
+    const auto counts = m_model->verdictCounts(true);
+    const bool outsideClean = m_model->outsideClean();
+    QStringList diffs;
+    for (const auto &p : m_facts.rowDiffPartitions)
+        diffs << q(p);
+    const QString evidence =
+        tr("In window: %L1 unchanged, %L2 expected, %L3 unexpected, %L4 mismatch. Outside: %5. Row diffs: %6.")
+            .arg(counts[0])
+            .arg(counts[1])
+            .arg(counts[2])
+            .arg(counts[3])
+            .arg(outsideClean ? tr("clean") : tr("failing"))
+            .arg(pending ? tr("…") : diffs.isEmpty() ? tr("none") : diffs.join(QStringLiteral(", ")));
+    const Mark validated = m_review.validation == "passed" ? (counts[2] > 0 ? Mark::Warn : Mark::Good)
+                           : m_review.validation == "failed" ? Mark::Bad
+                                                             : Mark::Pending;
+    set(4, validated, evidence);
+}
+
+void ReviewScreen::updateActions()
+{
+    const bool busy = m_publishToken || m_undoToken || m_abandonToken || m_backfillToken;
+    const bool staged = m_review.status == "staged" && m_review.backfillId == m_id;
+    const bool passed = m_review.validation == "passed";
+    const bool sameUser = m_haveFacts && m_facts.fourEyes && m_facts.currentUser == m_facts.operatorName;
+    const bool claim = m_haveFacts && m_facts.claimHeld;
+
+    QString why;
+    if (m_review.backfillId != m_id || !m_haveFacts)
+        why = tr("Loading the review…");
+    else if (!staged)
+        why = tr("Read-only: backfill %1 is %2.").arg(m_id).arg(q(m_review.status));
+    else if (!claim)
+        why = tr("Backfill %1 no longer holds its claim on the window; run the backfill again.").arg(m_id);
+    else if (sameUser)
+        why = tr("Model %1 needs four eyes: %2 staged this backfill, so another database user must approve it.")
+                  .arg(q(m_review.model), q(m_facts.operatorName));
+    else if (!passed)
+        why = tr("Validation failed: Approve is off. Widen the window or fix the transform, or Override with a reason.");
+
+    m_approve->setEnabled(!busy && staged && passed && claim && !sameUser && m_haveFacts);
+    m_approve->setToolTip(why);
+    m_override->setVisible(staged && !passed);
+    m_override->setEnabled(!busy && staged && !passed && claim && !sameUser && m_haveFacts);
+    m_undo->setVisible(m_review.status == "published" && m_review.backfillId == m_id);
+    m_undo->setEnabled(!busy && m_haveFacts && m_facts.archiveKept);
+    if (!busy && !why.isEmpty())
+        setNote(why, staged && (!passed || !claim || sameUser));
+    else if (!busy && staged && passed && claim)
+        setNote(tr("Validation passed and the claim is held: ready to approve."));
+}
+
+void ReviewScreen::approveClicked(bool overriding)
+{
+    auto *dialog = new QDialog(this);
+    dialog->setObjectName(overriding ? QStringLiteral("overrideDialog") : QStringLiteral("approveDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(overriding ? tr("Override Failed Validation") : tr("Approve and Publish"));
+    dialog->setMinimumWidth(520);
+    auto *layout = new QVBoxLayout(dialog);
+    auto *intro = new QLabel(dialog);
+    intro->setWordWrap(true);
+    const QString window = windowText(m_review.from, m_review.to);
+    intro->setText(overriding ? tr("Backfill %1 (%2, %3) failed validation:\n\n%4\n\nPublishing it anyway replaces "
+                                   "the window with rows that disagree with their checks. The reason is stored with "
+                                   "the publish, for whoever reads the history.")
+                                    .arg(m_id)
+                                    .arg(q(m_review.model), window, q(m_review.validationMessage))
+                              : tr("Publishing replaces %1 of %2 with the staged rows in one transaction. "
+                                   "The replaced rows are archived, so the publish can be undone.")
+                                    .arg(window, q(m_review.model)));
+    layout->addWidget(intro);
+    auto *form = new QFormLayout;
+    auto *note = new QLineEdit(dialog);
+    note->setObjectName(QStringLiteral("approvalNote"));
+    note->setPlaceholderText(tr("why this is right, e.g. the ticket it fixes"));
+    form->addRow(tr("Approval note:"), note);
+    QLineEdit *reason = nullptr;
+    if (overriding) {
+        reason = new QLineEdit(dialog);
+        reason->setObjectName(QStringLiteral("overrideReason"));
+        reason->setPlaceholderText(tr("why publishing despite the failed checks is right"));
+        form->addRow(tr("Override reason:"), reason);
+    }
+    layout->addLayout(form);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, dialog);
+    QPushButton *ok = buttons->button(QDialogButtonBox::Ok);
+    ok->setText(overriding ? tr("Continue…") : tr("Publish"));
+    ok->setEnabled(false);
+    layout->addWidget(buttons);
+    auto check = [ok, note, reason] {
+        ok->setEnabled(!note->text().trimmed().isEmpty() && (!reason || !reason->text().trimmed().isEmpty()));
+    };
+    connect(note, &QLineEdit::textChanged, dialog, check);
+    if (reason)
+        connect(reason, &QLineEdit::textChanged, dialog, check);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, note, reason] {
+        const QString n = note->text().trimmed();
+        const QString r = reason ? reason->text().trimmed() : QString();
+        if (n.isEmpty() || (reason && r.isEmpty()))
+            return;
+        dialog->accept();
+        if (reason)
+            confirmOverride(n, r);
+        else
+            startPublish(n, {});
+    });
+    dialog->open();
+}
+
+void ReviewScreen::confirmOverride(const QString &note, const QString &reason)
+{
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Publish Despite Failed Validation?"),
+                                tr("Publish backfill %1 although its validation failed?").arg(m_id), QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("overrideConfirm"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setInformativeText(tr("Override reason, stored with the publish: “%1”").arg(reason));
+    QPushButton *go = box->addButton(tr("Publish Anyway"), QMessageBox::DestructiveRole);
+    box->setDefaultButton(QMessageBox::Cancel);
+    connect(box, &QMessageBox::buttonClicked, this, [this, go, note, reason](QAbstractButton *b) {
+        if (b == go)
+            startPublish(note, reason);
+    });
+    box->open();
+}
+
+void ReviewScreen::startPublish(const QString &note, const QString &reason)
+{
+    backfill::PublishRequest request;
+    request.id = m_id;
+    request.note = note.toStdString();
+    request.overrideReason = reason.toStdString();
+    m_publishToken = m_engine->publish(request);
+    setBusy(tr("Publishing backfill %1: re-checking for drift, then replacing the window in one transaction…").arg(m_id));
+}
+
+void ReviewScreen::publishFailed(const model::DatabaseError &error)
+{
+    m_busy->hide();
+    updateActions();
+    if (isDrift(error)) {
+        showDrift(error);
+    } else {
+        setNote(tr("Nothing was published: %1").arg(error.sentence()), true);
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Not Published"), tr("Nothing was published."), QMessageBox::Close, this);
+        box->setObjectName(QStringLiteral("publishError"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setInformativeText(error.sentence());
+        box->open();
+    }
+    Q_EMIT actionFailed(m_id, error);
+}
+
+void ReviewScreen::showDrift(const model::DatabaseError &error)
+{
+    setNote(tr("Drift: %1").arg(error.message), true);
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Changed Since Validation"),
+                                tr("Backfill %1 was not published: the data changed after it was validated.").arg(m_id),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("driftDialog"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setInformativeText(tr("What changed: %1\n\nRe-validate abandons backfill %2 and stages %3 again, so that the "
+                               "review shows the data as it is now.")
+                                .arg(error.message)
+                                .arg(m_id)
+                                .arg(windowText(m_review.from, m_review.to)));
+    if (!error.hint.isEmpty())
+        box->setDetailedText(error.hint);
+    QPushButton *again = box->addButton(tr("Re-validate"), QMessageBox::AcceptRole);
+    box->addButton(QMessageBox::Close);
+    connect(box, &QMessageBox::buttonClicked, this, [this, again](QAbstractButton *b) {
+        if (b == again)
+            revalidate();
+    });
+    box->open();
+    Q_EMIT driftReported(m_id, error.message);
+}
+
+void ReviewScreen::revalidate()
+{
+    setBusy(tr("Abandoning backfill %1…").arg(m_id));
+    m_abandonToken = m_engine->abandon(m_id);
+}
+
+void ReviewScreen::undoClicked()
+{
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Undo Publish?"),
+                                tr("Restore the rows that backfill %1 replaced in %2?").arg(m_id).arg(windowText(m_review.from, m_review.to)),
+                                QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("undoConfirm"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setInformativeText(tr("The published rows of the window are removed and the archived ones put back, in one "
+                               "transaction. If something wrote the window since, the engine refuses."));
+    QPushButton *go = box->addButton(tr("Undo Publish"), QMessageBox::DestructiveRole);
+    connect(box, &QMessageBox::buttonClicked, this, [this, go](QAbstractButton *b) {
+        if (b != go)
+            return;
+        backfill::UndoRequest request;
+        request.id = m_id;
+        m_undoToken = m_engine->undo(request);
+        setBusy(tr("Undoing backfill %1…").arg(m_id));
+    });
+    box->open();
+}
+
+void ReviewScreen::setBusy(const QString &text)
+{
+    m_busy->show();
+    setNote(text);
+    updateActions();
+}
+
+void ReviewScreen::setNote(const QString &text, bool problem)
+{
+    m_actionNote->setText(text);
+    QPalette p = m_actionNote->palette();
+    p.setColor(QPalette::WindowText, problem ? kBad : palette().color(QPalette::WindowText));
+    m_actionNote->setPalette(p);
+}
+
+QString ReviewScreen::actionNote() const
+{
+    return m_actionNote->text();
+}
+
+QString ReviewScreen::ruleText(int n) const
+{
+    return n >= 1 && n <= 5 ? m_ruleTitles[n - 1]->text() + QLatin1Char('\n') + m_ruleTexts[n - 1]->text() : QString();
+}
+
+QString ReviewScreen::copySelection()
+{
+    QModelIndexList indexes = m_table->selectionModel()->selectedIndexes();
+    if (indexes.isEmpty()) {
+        for (int r = 0; r < m_proxy->rowCount(); ++r)
+            for (int c = 0; c < m_proxy->columnCount(); ++c)
+                if (!m_table->isColumnHidden(c))
+                    indexes << m_proxy->index(r, c);
+    }
+    const QString text = ReviewModel::toTsv(indexes);
+    QApplication::clipboard()->setText(text);
+    return text;
+}
+
+void ReviewScreen::showTotals()
+{
+    m_tabs->setCurrentIndex(0);
+}
+
+void ReviewScreen::showInspector(const QString &partition)
+{
+    m_tabs->setCurrentWidget(m_inspector);
+    if (!partition.isEmpty())
+        m_inspector->openPartition(partition);
+}
+
+void ReviewScreen::showHistory()
+{
+    m_tabs->setCurrentWidget(m_history);
+}
+
+} // namespace reprint::views

@@ -1,0 +1,155 @@
+#pragma once
+// The review screen of one backfill: the old/new totals table (filters, sorting, copy as
+// TSV, measure columns), the chart of the chosen measure fed by the same model, the five
+// rules with their evidence, and the actions: Approve & publish (validation passed, claim
+// held, a note), Override (validation failed: a typed reason and a second confirmation),
+// Undo (published, archive kept: with confirmation). Beside it, in tabs, the boundary
+// inspector and the model's history.
+//
+// Everything shown is read from the review the engine stored and the engine's review
+// facts; publish, undo and re-validation call the engine. Nothing waits on the database:
+// the clients answer through queued signals, and publish shows a busy bar meanwhile.
+// Drift reported by publish opens a dialog that says what changed and offers to
+// re-validate (abandon, then back-fill the same window again).
+//
+// Thread affinity: GUI thread. The screen owns its EngineClient and ReviewFactsClient.
+
+#include "backfill/reviewfacts.h"
+#include "backfill/spec.h"
+
+#include <QWidget>
+
+class QButtonGroup;
+class QChartView;
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+class QTableView;
+class QToolButton;
+class QFrame;
+
+namespace reprint::model {
+class EngineClient;
+class ReviewFactsClient;
+class ReviewModel;
+class ReviewProxyModel;
+struct DatabaseError;
+}
+
+namespace reprint::views {
+
+class BoundaryInspector;
+class HistoryView;
+
+class ReviewScreen : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ReviewScreen(QWidget *parent = nullptr);
+    ~ReviewScreen() override;
+
+    // The spec and connection every read and publish uses. Loading a spec file returns
+    // false, with the loader's message in *error, when it cannot be loaded.
+    void setSpec(const backfill::Spec &spec, const QString &conninfo);
+    bool setSpecFile(const QString &path, const QString &conninfo, QString *error = nullptr);
+
+    // Loads the stored review of backfill `id` and its facts; reviewLoaded() follows.
+    void openBackfill(qint64 id);
+    qint64 backfillId() const { return m_id; }
+    void showTotals();
+    void showInspector(const QString &partition = {});
+    void showHistory();
+
+    model::ReviewModel *reviewModel() const { return m_model; }
+    model::ReviewProxyModel *proxyModel() const { return m_proxy; }
+    model::EngineClient *engineClient() const { return m_engine; }
+    BoundaryInspector *inspector() const { return m_inspector; }
+    HistoryView *historyView() const { return m_history; }
+    QTableView *totalsTable() const { return m_table; }
+    QPushButton *approveButton() const { return m_approve; }
+    QPushButton *overrideButton() const { return m_override; }
+    QPushButton *undoButton() const { return m_undo; }
+    const backfill::ReviewFacts &facts() const { return m_facts; }
+    // Why Approve (or Override) is disabled, or what happened last; as shown.
+    QString actionNote() const;
+    // The evidence text of rule `n` (1..5), as shown.
+    QString ruleText(int n) const;
+    // Milliseconds from openBackfill() to the table holding the review.
+    qint64 lastLoadMs() const { return m_loadMs; }
+
+    // Copies the selected cells (else the whole table) as TSV to the clipboard, and
+    // returns the text.
+    QString copySelection();
+    void setChartMeasure(const QString &measure);
+
+Q_SIGNALS:
+    void reviewLoaded(qint64 id);
+    void factsLoaded(qint64 id);
+    void published(qint64 id, const reprint::backfill::PublishOutcome &outcome);
+    void undone(qint64 id, const reprint::backfill::UndoOutcome &outcome);
+    // Publish, undo or re-validation failed; the screen has shown it.
+    void actionFailed(qint64 id, const reprint::model::DatabaseError &error);
+    void driftReported(qint64 id, const QString &what);
+    void revalidated(qint64 oldId, qint64 newId);
+
+private:
+    void buildUi();
+    QWidget *buildTotalsPage();
+    void buildChart();
+    void reviewArrived(const backfill::Review &review);
+    void updateHeader();
+    void updateRules();
+    void updateActions();
+    void updateChart();
+    void approveClicked(bool overriding);
+    void confirmOverride(const QString &note, const QString &reason);
+    void startPublish(const QString &note, const QString &reason);
+    void publishFailed(const model::DatabaseError &error);
+    void showDrift(const model::DatabaseError &error);
+    void revalidate();
+    void undoClicked();
+    void setBusy(const QString &text);
+    void setNote(const QString &text, bool problem = false);
+
+    model::EngineClient *m_engine;
+    model::ReviewFactsClient *m_factsClient;
+    model::ReviewModel *m_model;
+    model::ReviewProxyModel *m_proxy;
+    class ChartValues;
+    ChartValues *m_chartValues;
+
+    qint64 m_id = 0;
+    backfill::Review m_review;
+    backfill::ReviewFacts m_facts;
+    bool m_haveFacts = false;
+    quint64 m_reviewToken = 0, m_factsToken = 0, m_publishToken = 0, m_undoToken = 0;
+    quint64 m_abandonToken = 0, m_backfillToken = 0;
+    qint64 m_openedAtMs = 0;
+    qint64 m_loadMs = -1;
+    QString m_chartMeasure;
+
+    QLabel *m_title = nullptr;
+    QLabel *m_subtitle = nullptr;
+    QLabel *m_validation = nullptr;
+    QFrame *m_rulesFrame = nullptr;
+    QLabel *m_ruleTitles[5] = {};
+    QLabel *m_ruleTexts[5] = {};
+    QTabWidget *m_tabs = nullptr;
+    QButtonGroup *m_filterGroup = nullptr;
+    QToolButton *m_measuresButton = nullptr;
+    QComboBox *m_chartMeasureBox = nullptr;
+    QLabel *m_rowsNote = nullptr;
+    QTableView *m_table = nullptr;
+    QChartView *m_chartView = nullptr;
+    BoundaryInspector *m_inspector = nullptr;
+    HistoryView *m_history = nullptr;
+    QLabel *m_actionNote = nullptr;
+    QProgressBar *m_busy = nullptr;
+    QPushButton *m_undo = nullptr;
+    QPushButton *m_override = nullptr;
+    QPushButton *m_approve = nullptr;
+};
+
+} // namespace reprint::views
