@@ -2,10 +2,13 @@
 
 #include "warehouse/iothread.h"
 
+#include <boost/asio/redirect_error.hpp>
+
 #include <QMetaObject>
 #include <QPointer>
 #include <QThreadPool>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -33,6 +36,7 @@ struct EngineClient::Private {
     quint64 nextToken = 0;
     quint64 generation = 0;
     std::map<quint64, CancelTokenPtr> cancels;  // GUI thread only
+    std::map<quint64, std::shared_ptr<std::atomic<bool>>> watches;  // GUI thread only
 };
 
 namespace {
@@ -46,6 +50,7 @@ int registerTypes()
     qRegisterMetaType<backfill::RowDiff>();
     qRegisterMetaType<backfill::PublishOutcome>();
     qRegisterMetaType<backfill::UndoOutcome>();
+    qRegisterMetaType<backfill::BackfillProgress>();
     qRegisterMetaType<DatabaseError>();
     return 0;
 }
@@ -61,6 +66,8 @@ EngineClient::EngineClient(QObject *parent)
 
 EngineClient::~EngineClient()
 {
+    for (auto &[token, stopped] : d->watches)
+        *stopped = true;
     // Join the I/O thread before anything else, so that no completion handler can post to
     // this object while it is being destroyed.
     d->io.reset();
@@ -69,6 +76,9 @@ EngineClient::~EngineClient()
 void EngineClient::setSpec(const backfill::Spec &spec, const QString &conninfo)
 {
     ++d->generation;
+    for (auto &[token, stopped] : d->watches)
+        *stopped = true;
+    d->watches.clear();
     d->engine = std::make_shared<backfill::Engine>(spec, conninfo.toStdString());
 }
 
@@ -221,6 +231,94 @@ void EngineClient::cancel(quint64 token)
     CancelTokenPtr c = it->second;
     // PQcancel blocks for a round trip: never on the GUI thread.
     QThreadPool::globalInstance()->start([c] { c->cancel(); });
+}
+
+namespace {
+
+// The watch loop, on the I/O thread. `stopped` is set by the GUI thread.
+Task<void> follow(std::shared_ptr<backfill::Engine> engine, std::string conninfo, long long id, int pollMs, int minIntervalMs,
+                  std::shared_ptr<std::atomic<bool>> stopped,
+                  std::function<void(Result<backfill::BackfillProgress>)> deliver)
+{
+    backfill::ProgressListener listener(conninfo);
+    const bool listening = (co_await listener.open()).ok();  // without it: poll only
+    auto executor = co_await warehouse::asio::this_coro::executor;
+    warehouse::asio::steady_timer pause(executor);
+    while (!*stopped) {
+        auto p = co_await engine->progress(id);
+        if (*stopped)
+            break;
+        deliver(std::move(p));
+        pause.expires_after(std::chrono::milliseconds(minIntervalMs));
+        boost::system::error_code ec;
+        co_await pause.async_wait(warehouse::asio::redirect_error(warehouse::asio::use_awaitable, ec));
+        if (!listening) {
+            pause.expires_after(std::chrono::milliseconds(pollMs));
+            co_await pause.async_wait(warehouse::asio::redirect_error(warehouse::asio::use_awaitable, ec));
+            continue;
+        }
+        // Wait for an announcement about this backfill, then drain the burst behind it.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(pollMs);
+        while (!*stopped) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0)
+                break;
+            auto n = co_await listener.next(std::min(left, std::chrono::milliseconds(500)));
+            if (!n)
+                break;
+            if (*n && **n == id) {
+                while (true) {
+                    auto more = co_await listener.next(std::chrono::milliseconds(0));
+                    if (!more || !*more)
+                        break;
+                }
+                break;
+            }
+        }
+    }
+    listener.close();
+}
+
+} // namespace
+
+quint64 EngineClient::watch(qint64 backfillId, int pollMs, int minIntervalMs)
+{
+    const quint64 token = ++d->nextToken;
+    if (!d->engine) {
+        const warehouse::Error e = warehouse::Error::make(warehouse::ErrorKind::Usage, "no spec is open", "Open a spec first.");
+        QMetaObject::invokeMethod(this, [this, token, e] { Q_EMIT failed(token, toDatabaseError(e)); }, Qt::QueuedConnection);
+        return token;
+    }
+    auto stopped = std::make_shared<std::atomic<bool>>(false);
+    d->watches[token] = stopped;
+    const quint64 generation = d->generation;
+    const quint64 *current = &d->generation;
+    auto deliver = [this, token, generation, current, stopped](Result<backfill::BackfillProgress> r) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, token, generation, current, stopped, r = std::move(r)] {
+                if (*stopped || generation != *current)
+                    return;
+                if (r.ok())
+                    Q_EMIT progressChanged(token, r.value());
+                else
+                    Q_EMIT failed(token, toDatabaseError(r.error()));
+            },
+            Qt::QueuedConnection);
+    };
+    warehouse::asio::co_spawn(d->io->context(),
+                              follow(d->engine, d->engine->conninfo(), backfillId, pollMs, minIntervalMs, stopped, deliver),
+                              warehouse::asio::detached);
+    return token;
+}
+
+void EngineClient::unwatch(quint64 token)
+{
+    auto it = d->watches.find(token);
+    if (it == d->watches.end())
+        return;
+    *it->second = true;
+    d->watches.erase(it);
 }
 
 } // namespace reprint::model

@@ -53,7 +53,15 @@ public:
     quint64 history(const QString &model = {});
     void cancel(quint64 token);
 
+    // Follows a backfill wherever it runs: progressChanged() now, then whenever the
+    // warehouse announces a change (LISTEN on its own connection), at most every
+    // `minIntervalMs` (bursts are coalesced into one read), and at least every `pollMs`
+    // as a fallback. Until unwatch(token) or setSpec().
+    quint64 watch(qint64 backfillId, int pollMs = 5000, int minIntervalMs = 100);
+    void unwatch(quint64 token);
+
 Q_SIGNALS:
+    void progressChanged(quint64 token, const reprint::backfill::BackfillProgress &progress);
     void statusFinished(quint64 token, const reprint::model::StatusRows &rows);
     // Per-partition progress of a backfill, as it happens (not coalesced here).
     void backfillProgressed(quint64 token, const reprint::backfill::BackfillEvent &event);
@@ -84,3 +92,4 @@ Q_DECLARE_METATYPE(reprint::backfill::Review)
 Q_DECLARE_METATYPE(reprint::backfill::RowDiff)
 Q_DECLARE_METATYPE(reprint::backfill::PublishOutcome)
 Q_DECLARE_METATYPE(reprint::backfill::UndoOutcome)
+Q_DECLARE_METATYPE(reprint::backfill::BackfillProgress)

@@ -196,7 +196,7 @@ void PartitionCalendarModel::layout()
     if (grain == Grain::Hour) {
         // The repeated hour of an autumn change: its second partition takes column 24.
         for (std::size_t i = 1; i < m_cells.size(); ++i)
-            if (m_cells[i].row == m_cells[i - 1].row && m_cells[i].column <= m_cells[i - 1].column) {
+            if (m_cells[i].row == m_cells[i - 1].row && m_cells[i].label <= m_cells[i - 1].label) {
                 m_cells[i].column = 24;
                 m_columns = 25;
             }
@@ -788,7 +788,7 @@ QVariant PartitionCalendarModel::headerData(int section, Qt::Orientation orienta
     switch (role) {
     case Qt::DisplayRole:
         switch (m_model.grain) {
-        case Grain::Day: return QLocale().dayName(section % 7 + 1, QLocale::NarrowFormat);
+        case Grain::Day: return QLocale().dayName(section % 7 + 1, QLocale::ShortFormat).left(1);
         case Grain::Hour:
             return section < 24 ? QStringLiteral("%1").arg(section, 2, 10, QLatin1Char('0')) : tr("2nd");
         case Grain::Week: return QString::number(section + 1);

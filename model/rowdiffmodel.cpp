@@ -101,7 +101,8 @@ void RowDiffModel::pageArrived(quint64 token, const backfill::RowDiffPage &page)
 {
     if (token != m_pending)
         return;
-    m_pending = 0;
+    // m_pending stays set until the page is in: a fetchMore() from a slot connected to
+    // the reset or the insert below must not ask for the same offset again.
     if (m_valueColumns.isEmpty() && !page.columns.empty()) {
         beginResetModel();
         m_basis = QString::fromStdString(page.basis);
@@ -133,6 +134,7 @@ void RowDiffModel::pageArrived(quint64 token, const backfill::RowDiffPage &page)
     }
     if (m_expected >= 0 && qint64(m_rows.size()) >= m_expected)
         m_complete = true;
+    m_pending = 0;
     Q_EMIT batchLoaded(n);
 }
 

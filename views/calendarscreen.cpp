@@ -23,6 +23,7 @@
 #include <QPainterPath>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QSettings>
@@ -69,6 +70,12 @@ QString namesText(const PartitionCalendarModel &calendar, int first, int last)
 {
     const QString a = q(calendar.partition(first).name);
     return first == last ? a : a + QStringLiteral(" .. ") + q(calendar.partition(last).name);
+}
+
+// "1 partition", "6 partitions" (the source strings carry no %n plural forms).
+QString count(int n, const QString &one, const QString &many)
+{
+    return (n == 1 ? one : many).arg(QLocale().toString(n));
 }
 
 QString placeholderFor(Grain grain)
@@ -279,8 +286,10 @@ void CalendarScreen::buildUi()
     titleFont.setBold(true);
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.15);
     m_title->setFont(titleFont);
-    top->addWidget(m_title);
-    top->addSpacing(12);
+    m_title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_title->setMinimumWidth(120);
+    top->addWidget(m_title, 2);
+    top->addSpacing(8);
     auto *colourBy = new QLabel(tr("Colour by"), this);
     m_metric = new QComboBox(this);
     m_metric->setObjectName(QStringLiteral("metric"));
@@ -295,15 +304,17 @@ void CalendarScreen::buildUi()
     top->addWidget(colourBy);
     top->addWidget(m_metric);
     top->addWidget(m_measure);
-    top->addStretch(1);
     m_year = new QComboBox(this);
     m_year->setObjectName(QStringLiteral("year"));
     m_year->setToolTip(tr("Jump to a year"));
     m_earlier = new QToolButton(this);
     m_earlier->setObjectName(QStringLiteral("earlierYear"));
-    m_earlier->setText(tr("Add earlier year"));
+    m_earlier->setText(tr("Earlier…"));
     m_earlier->setToolTip(tr("Show (and read) one more year before the first one shown"));
-    top->addWidget(new QLabel(tr("Year"), this));
+    auto *yearLabel = new QLabel(tr("&Year"), this);
+    yearLabel->setBuddy(m_year);
+    top->addSpacing(8);
+    top->addWidget(yearLabel);
     top->addWidget(m_year);
     top->addWidget(m_earlier);
     top->addSpacing(8);
@@ -326,7 +337,10 @@ void CalendarScreen::buildUi()
     m_statusLine = new QLabel(this);
     m_statusLine->setObjectName(QStringLiteral("refreshStatus"));
     m_statusLine->setForegroundRole(QPalette::PlaceholderText);
-    top->addWidget(m_statusLine);
+    m_statusLine->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_statusLine->setMinimumWidth(60);
+    m_statusLine->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    top->addWidget(m_statusLine, 3);
     top->addWidget(m_progress);
     top->addWidget(m_cancel);
     top->addWidget(m_refreshButton);
@@ -446,10 +460,12 @@ void CalendarScreen::buildUi()
     m_planConflicts = label(QStringLiteral("planConflicts"));
     auto *form1 = new QFormLayout;
     form1->setVerticalSpacing(4);
+    form1->setHorizontalSpacing(12);
     form1->addRow(tr("Scope"), m_planSummary);
     form1->addRow(tr("Boundary"), m_planDiff);
     auto *form2 = new QFormLayout;
     form2->setVerticalSpacing(4);
+    form2->setHorizontalSpacing(12);
     form2->addRow(tr("Downstream"), m_planDownstream);
     form2->addRow(tr("Conflicts"), m_planConflicts);
     planLayout->addLayout(form1, 0, 0);
@@ -553,8 +569,9 @@ void CalendarScreen::showModel(const QString &name)
         updateStatusLine();
         return;
     }
-    m_title->setText(tr("%1 · by %2 (%3)").arg(name, QString::fromLatin1(backfill::toString(model->grain)),
-                                               q(model->timezone)));
+    m_title->setText(name);
+    m_title->setToolTip(tr("%1: one partition per %2 (%3)")
+                            .arg(name, QString::fromLatin1(backfill::toString(model->grain)), q(model->timezone)));
     m_measure->clear();
     m_measure->addItem(tr("rows"), QStringLiteral("rows"));
     for (const std::string &m : model->measures)
@@ -907,8 +924,8 @@ void CalendarScreen::updateWarning()
     int hi = last;
     auto describe = [this](int a, int b, const QString &side) {
         const QString names = namesText(*m_calendar, a, b);
-        return a == b ? tr("%1, just %2 the window, fails a check").arg(names, side)
-                      : tr("%1, just %2 the window, fail checks").arg(names, side);
+        return a == b ? tr("<b>%1</b>, just %2 the window, fails a check").arg(names, side)
+                      : tr("<b>%1</b>, just %2 the window, fail checks").arg(names, side);
     };
     int o = first - 1;
     while (o >= 0 && m_calendar->isFailing(o))
@@ -930,7 +947,7 @@ void CalendarScreen::updateWarning()
     }
     m_widenFirst = lo;
     m_widenLast = hi;
-    m_warningLabel->setText(tr("The window leaves out failing partitions: %1. Widen it to %2?")
+    m_warningLabel->setText(tr("%1. The backfill would leave it out. Widen the window to %2?")
                                 .arg(parts.join(QStringLiteral("; ")), namesText(*m_calendar, lo, hi)));
     m_widen->setToolTip(tr("Select %1").arg(namesText(*m_calendar, lo, hi)));
     m_warning->show();
@@ -938,7 +955,10 @@ void CalendarScreen::updateWarning()
 
 QString CalendarScreen::warningText() const
 {
-    return m_warning->isHidden() ? QString() : m_warningLabel->text();
+    if (m_warning->isHidden())
+        return {};
+    QString text = m_warningLabel->text();
+    return text.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
 }
 
 QString CalendarScreen::errorText() const
@@ -966,13 +986,16 @@ void CalendarScreen::updatePlan()
         return;
     }
     const QLocale locale;
-    QString summary = tr("%n partition(s), %1 .. %2", nullptr, m_plan.partitions).arg(m_plan.from, m_plan.to);
+    QString summary = count(m_plan.partitions, tr("%1 partition"), tr("%1 partitions"))
+        + (m_plan.partitions == 1 ? tr(", %1").arg(m_plan.from) : tr(", %1 .. %2").arg(m_plan.from, m_plan.to));
     QString rows = tr("≈ %1 rows").arg(locale.toString(m_plan.rows));
     if (m_plan.partitionsWithoutStatus > 0)
-        rows += tr(" (%n partition(s) not read yet)", nullptr, m_plan.partitionsWithoutStatus);
+        rows += tr(" (%1 not read yet)")
+                    .arg(count(m_plan.partitionsWithoutStatus, tr("%1 partition"), tr("%1 partitions")));
     const QString time = m_plan.seconds >= 0
-        ? tr("≈ %1 to stage (%2 rows/s over the last %n run(s))", nullptr, m_plan.runsMeasured)
-              .arg(duration(m_plan.seconds), locale.toString(m_plan.rowsPerSecond, 'f', 0))
+        ? tr("≈ %1 to stage (%2 rows/s over the last %3)")
+              .arg(duration(m_plan.seconds), locale.toString(m_plan.rowsPerSecond, 'f', 0),
+                   count(m_plan.runsMeasured, tr("run"), tr("%1 runs")))
         : tr("time unknown: no recent runs of this model to measure");
     m_planSummary->setText(summary + QStringLiteral("<br>") + rows + QStringLiteral(" · ") + time);
     m_planSummary->setTextFormat(Qt::RichText);
@@ -980,11 +1003,12 @@ void CalendarScreen::updatePlan()
                             .arg(m_plan.diffPartitions.join(tr(" and ")), m_plan.outsidePartitions.join(tr(" and "))));
     QStringList downstream;
     for (const auto &d : m_plan.downstream)
-        downstream << tr("%1 %2 (%n partition(s))", nullptr, d.partitions)
-                          .arg(d.model, d.from == d.to ? d.from : d.from + QStringLiteral(" .. ") + d.to);
+        downstream << tr("%1 %2 (%3)")
+                          .arg(d.model, d.from == d.to ? d.from : d.from + QStringLiteral(" .. ") + d.to,
+                               count(d.partitions, tr("%1 partition"), tr("%1 partitions")));
     m_planDownstream->setText(downstream.isEmpty() ? tr("none")
                                                    : downstream.join(QStringLiteral("; "))
-                                  + (m_plan.cascade ? QString() : tr(" — with Cascade")));
+                                  + (m_plan.cascade ? tr(" (staged too)") : tr(" (only with Cascade)")));
     if (m_plan.conflicts.isEmpty()) {
         m_planConflicts->setText(tr("none"));
         m_planConflicts->setStyleSheet({});
@@ -1060,7 +1084,8 @@ void CalendarScreen::updateDetail(int ordinal)
                     ? tr("%1; source: no value").arg(c.value(QStringLiteral("value")).toString())
                     : tr("%1 vs source %2").arg(c.value(QStringLiteral("value")).toString(), source));
             if (state == QLatin1String("mismatch") && c.contains(QStringLiteral("difference")))
-                html += QStringLiteral(" <b>(%1)</b>").arg(c.value(QStringLiteral("difference")).toString());
+                html += QStringLiteral("<br>&nbsp;&nbsp;&nbsp;&nbsp;<b>%1</b>")
+                            .arg(tr("difference %1").arg(c.value(QStringLiteral("difference")).toString()));
             html += QStringLiteral("</p>");
         }
     }

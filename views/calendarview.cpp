@@ -552,7 +552,7 @@ void CalendarView::paintEvent(QPaintEvent *event)
     const int bottom = dy + viewport()->height();
     auto first = std::upper_bound(m_rowTop.begin(), m_rowTop.end(), top - m_cellH - m_groupHeight);
     int row = first == m_rowTop.begin() ? 0 : int(first - m_rowTop.begin()) - 1;
-    const QBrush hatch(withAlpha(text, darkTheme ? 110 : 90), Qt::BDiagPattern);
+    const QBrush hatch(withAlpha(text, darkTheme ? 80 : 60), Qt::BDiagPattern);
 
     for (; row < int(m_rowTop.size()) && m_rowTop[std::size_t(row)] - m_groupHeight < bottom; ++row) {
         const int y = m_rowTop[std::size_t(row)] - dy;

@@ -1,6 +1,11 @@
 #include "mainwindow.h"
 
+#include "calendarscreen.h"
+#include "reviewscreen.h"
+#include "engineclient.h"
 #include "warehouseclient.h"
+
+#include "backfill/spec.h"
 
 #include <QAction>
 #include <QApplication>
@@ -38,6 +43,7 @@ const QString kRecentKey = QStringLiteral("recentSpecs");
 const QString kLastSpecKey = QStringLiteral("lastSpec");
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
 const QString kStateKey = QStringLiteral("mainWindow/state");
+const QString kSelectedModelsKey = QStringLiteral("selectedModels");  // spec path -> model name
 
 QColor blend(const QColor &a, const QColor &b, qreal t)
 {
@@ -188,6 +194,7 @@ MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
     , m_specModels(new model::SpecModelsModel(this))
     , m_client(new model::WarehouseClient(this))
+    , m_engine(new model::EngineClient(this))
 {
     setWindowTitle(tr("Reprint"));
     buildMenus();
@@ -322,21 +329,19 @@ void MainWindow::buildCentre()
 
     m_modelStack->addWidget(details);
     m_tabs->addTab(m_modelStack, tr("Model"));
-    m_tabs->addTab(placeholderPage(tr("Partition calendar"),
-                                   tr("Every partition of the model by its grain, with its row count, load time "
-                                      "and check results, coloured by health. Select a range of partitions here "
-                                      "to scope a backfill window; the boundary partitions are marked.")),
-                   tr("Calendar"));
+    m_calendar = new CalendarScreen(m_engine);
+    m_calendar->setObjectName(QStringLiteral("calendarScreen"));
+    m_tabs->addTab(m_calendar, tr("Calendar"));
     m_tabs->addTab(placeholderPage(tr("Run a backfill"),
                                    tr("Stage the chosen window with the model's own transform, partition by "
                                       "partition, with progress, the claim on the window, and cancel. Nothing "
                                       "is published from here.")),
                    tr("Run"));
-    m_tabs->addTab(placeholderPage(tr("Review and publish"),
-                                   tr("Old and new totals per partition and measure, checked against the "
-                                      "source, with a row-level diff of the first and last partitions. Approve "
-                                      "with a note to publish every partition in one transaction.")),
-                   tr("Review"));
+    m_review = new ReviewScreen;
+    m_review->setObjectName(QStringLiteral("reviewScreen"));
+    m_tabs->addTab(m_review, tr("Review"));
+
+    m_tabs->setCurrentWidget(m_calendar);
 
     splitter->addWidget(sidebar);
     splitter->addWidget(m_tabs);
@@ -347,9 +352,15 @@ void MainWindow::buildCentre()
 
     connect(m_modelList->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex &current) { showModel(current); });
+    connect(m_calendar, &CalendarScreen::backfillRequested, this, [this] { m_tabs->setCurrentIndex(2); });
     connect(m_specModels, &QAbstractItemModel::modelReset, this, [this] {
+        const QString remembered = QSettings().value(kSelectedModelsKey).toMap().value(m_specModels->specPath()).toString();
+        int row = 0;
+        for (int r = 0; r < m_specModels->rowCount(); ++r)
+            if (m_specModels->index(r).data(SpecModelsModel::NameRole).toString() == remembered)
+                row = r;
         if (m_specModels->rowCount() > 0)
-            m_modelList->setCurrentIndex(m_specModels->index(0));
+            m_modelList->setCurrentIndex(m_specModels->index(row));
         else
             showModel({});
     });
@@ -387,6 +398,12 @@ void MainWindow::buildStatusBar()
 
 bool MainWindow::openSpec(const QString &path, const QString &conninfo, QString *error)
 {
+    // The engine gets the spec first: loading the sidebar selects a model, which shows
+    // its calendar.
+    if (auto spec = backfill::loadSpec(path.toStdString())) {
+        m_engine->setSpec(*spec, conninfo.isEmpty() ? QString::fromStdString(spec->warehouse) : conninfo);
+        m_review->setSpec(*spec, conninfo.isEmpty() ? QString::fromStdString(spec->warehouse) : conninfo);
+    }
     QString why;
     if (!m_specModels->load(path, &why)) {
         if (error)
@@ -401,6 +418,12 @@ bool MainWindow::openSpec(const QString &path, const QString &conninfo, QString 
     Q_EMIT specLoaded(m_specPath);
     connectWarehouse();
     return true;
+}
+
+void MainWindow::openReview(qint64 backfillId)
+{
+    m_tabs->setCurrentWidget(m_review);
+    m_review->openBackfill(backfillId);
 }
 
 QString MainWindow::lastSpec()
@@ -485,9 +508,16 @@ void MainWindow::showModel(const QModelIndex &index)
 {
     if (!index.isValid()) {
         m_modelStack->setCurrentIndex(0);
+        m_calendar->showModel({});
         return;
     }
     m_modelStack->setCurrentIndex(1);
+    const QString name = index.data(SpecModelsModel::NameRole).toString();
+    m_calendar->showModel(name);
+    QSettings settings;
+    QVariantMap selected = settings.value(kSelectedModelsKey).toMap();
+    selected.insert(m_specModels->specPath(), name);
+    settings.setValue(kSelectedModelsKey, selected);
     auto value = [this](const char *name) { return m_modelStack->findChild<QLabel *>(QLatin1String(name) + QStringLiteral("Value")); };
     const QString target = index.data(SpecModelsModel::TargetRole).toString();
     const QString grain = index.data(SpecModelsModel::GrainRole).toString();

@@ -27,11 +27,15 @@ class QTreeWidget;
 class QFormLayout;
 
 namespace reprint::model {
+class EngineClient;
 class WarehouseClient;
 struct DatabaseError;
 }
 
 namespace reprint::views {
+
+class CalendarScreen;
+class ReviewScreen;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -59,6 +63,12 @@ public:
     model::SpecModelsModel *specModels() const { return m_specModels; }
     ConnectionState connectionState() const { return m_specModels->connectionState(); }
     QString specPath() const { return m_specPath; }
+    // The engine door that the model's pages share (owned by the window).
+    model::EngineClient *engineClient() const { return m_engine; }
+    CalendarScreen *calendarScreen() const { return m_calendar; }
+    ReviewScreen *reviewScreen() const { return m_review; }
+    // Shows the Review tab with the stored review of backfill `backfillId`.
+    void openReview(qint64 backfillId);
 
 Q_SIGNALS:
     void specLoaded(const QString &path);
@@ -83,6 +93,9 @@ private:
 
     model::SpecModelsModel *m_specModels = nullptr;
     model::WarehouseClient *m_client = nullptr;
+    model::EngineClient *m_engine = nullptr;
+    CalendarScreen *m_calendar = nullptr;
+    ReviewScreen *m_review = nullptr;
     QString m_specPath;
     QString m_conninfo;  // as given; may hold a password: never displayed
     quint64 m_openToken = 0;

@@ -305,6 +305,8 @@ void ReviewScreen::buildUi()
         m_ruleTexts[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
         cardLayout->addWidget(m_ruleTitles[i]);
         cardLayout->addWidget(m_ruleTexts[i], 1);
+        card->setMinimumWidth(0);
+        card->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
         rules->addWidget(card, 0, i);
         rules->setColumnStretch(i, 1);
     }
@@ -393,6 +395,7 @@ QWidget *ReviewScreen::buildTotalsPage()
     bar->addSpacing(12);
     m_rowsNote = new QLabel(page);
     m_rowsNote->setForegroundRole(QPalette::PlaceholderText);
+    m_rowsNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(m_rowsNote);
     bar->addStretch(1);
     bar->addWidget(new QLabel(tr("Chart:"), page));
@@ -700,6 +703,8 @@ void ReviewScreen::updateRules()
             set(2, Mark::Warn, tr("Status %1: nothing staged to publish.").arg(q(st)));
         if (m_facts.claimHeld && !m_facts.leaseExpired)
             set(3, Mark::Good, tr("Claim held by %1; lease until %2.").arg(q(m_facts.claimHolder), q(m_facts.leaseExpires)));
+        else if (m_facts.claimHeld && m_facts.leaseExpires == "infinity")
+            set(3, Mark::Good, tr("Claim held by %1 until publish or abandon (validated: no lease expiry).").arg(q(m_facts.claimHolder)));
         else if (m_facts.claimHeld)
             set(3, Mark::Warn, tr("Claim held (lease of %1 expired %2): a new backfill may take it over.")
                                    .arg(q(m_facts.claimHolder), q(m_facts.leaseExpires)));
@@ -961,7 +966,7 @@ void ReviewScreen::showTotals()
 void ReviewScreen::showInspector(const QString &partition)
 {
     m_tabs->setCurrentWidget(m_inspector);
-    if (!partition.isEmpty())
+    if (!partition.isEmpty() && partition != m_inspector->partition())
         m_inspector->openPartition(partition);
 }
 

@@ -2,12 +2,18 @@
 //
 //   reprint-review --spec S [--db CONNINFO]
 //   reprint-review --demo [--dir D] [--scale N]
-//   common: --screenshot FILE (render the loaded window to a PNG and exit), --dark
+//   --review ID [--inspect PARTITION]: open a backfill's review (and the boundary inspector)
+//   common: --screenshot FILE (render the loaded window to a PNG and exit), --dark,
+//           --select FROM..TO (select that window in the calendar)
 //
 // Exit codes follow the CLI: 0 ok, 1 usage or spec error, 2 database/connection error
 // (only where the window cannot report it itself: --screenshot and headless runs).
+#include "calendarscreen.h"
 #include "demolauncher.h"
 #include "mainwindow.h"
+#include "boundaryinspector.h"
+#include "reviewscreen.h"
+#include "rowdiffmodel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -93,7 +99,16 @@ int main(int argc, char **argv)
                                               QStringLiteral("FILE"));
     const QCommandLineOption darkOption(QStringLiteral("dark"),
                                         QStringLiteral("Use a dark palette (also REPRINT_DARK=1)."));
-    parser.addOptions({specOption, dbOption, demoOption, dirOption, scaleOption, screenshotOption, darkOption});
+    const QCommandLineOption selectOption(QStringLiteral("select"),
+                                          QStringLiteral("Select the window FROM..TO (partition names) in the calendar."),
+                                          QStringLiteral("FROM..TO"));
+    const QCommandLineOption reviewOption(QStringLiteral("review"),
+                                          QStringLiteral("Open the review of backfill ID once connected."), QStringLiteral("ID"));
+    const QCommandLineOption inspectOption(QStringLiteral("inspect"),
+                                           QStringLiteral("With --review: open the boundary inspector on PARTITION."),
+                                           QStringLiteral("PARTITION"));
+    parser.addOptions({specOption, dbOption, demoOption, dirOption, scaleOption, screenshotOption, darkOption,
+                       selectOption, reviewOption, inspectOption});
     parser.process(app);
 
     if (parser.isSet(demoOption) && parser.isSet(specOption)) {
@@ -129,8 +144,10 @@ int main(int argc, char **argv)
     };
 
     bool takingScreenshot = false;
+    // With --review, the screenshot waits for the review (and the inspector) to load.
+    bool reviewPending = parser.isSet(reviewOption);
     auto takeScreenshot = [&] {
-        if (screenshot.isEmpty() || takingScreenshot)
+        if (screenshot.isEmpty() || takingScreenshot || reviewPending)
             return;
         takingScreenshot = true;
         // Let the layout settle and the status bar repaint before rendering.
@@ -144,10 +161,79 @@ int main(int argc, char **argv)
             app.exit(0);
         });
     };
-    QObject::connect(&window, &MainWindow::connectionStateChanged, &window, [&](ConnectionState state) {
-        if (state == ConnectionState::Connected || state == ConnectionState::Failed)
+    // The calendar's first refresh ends before the screenshot when the warehouse answers.
+    reprint::views::CalendarScreen *calendar = window.calendarScreen();
+    const QStringList window_ = parser.value(selectOption).split(QStringLiteral(".."));
+    if (parser.isSet(selectOption) && window_.size() != 2) {
+        printError(QStringLiteral("--select takes FROM..TO, e.g. 2026-03-09..2026-03-14"));
+        return 1;
+    }
+    auto applySelection = [&] {
+        if (window_.size() == 2 && !calendar->selectWindow(window_.at(0), window_.at(1)))
+            printError(QStringLiteral("--select: %1 is not a window of the calendar").arg(parser.value(selectOption)));
+    };
+    bool connected = false;
+    QObject::connect(calendar, &reprint::views::CalendarScreen::refreshFinished, &window, [&](bool) {
+        applySelection();
+        if (connected)
             takeScreenshot();
     });
+    QObject::connect(&window, &MainWindow::connectionStateChanged, &window, [&](ConnectionState state) {
+        if (state == ConnectionState::Failed)
+            takeScreenshot();
+        if (state == ConnectionState::Connected) {
+            connected = true;
+            if (!calendar->isRefreshing())
+                takeScreenshot();
+        }
+    });
+
+    const qint64 reviewId = parser.value(reviewOption).toLongLong();
+    const QString inspect = parser.value(inspectOption);
+    reprint::views::ReviewScreen *review = window.reviewScreen();
+    bool reviewLoaded = false, factsLoaded = false, edgesLoaded = inspect.isEmpty(), rowsLoaded = inspect.isEmpty();
+    auto reviewReady = [&] {
+        if (!reviewPending || !reviewLoaded || !factsLoaded || !edgesLoaded || !rowsLoaded)
+            return;
+        reviewPending = false;
+        takeScreenshot();
+    };
+    if (parser.isSet(reviewOption)) {
+        QObject::connect(&window, &MainWindow::connectionStateChanged, &window, [&, reviewId](ConnectionState state) {
+            if (state == ConnectionState::Connected)
+                window.openReview(reviewId);
+            if (state == ConnectionState::Failed) {
+                reviewPending = false;
+                takeScreenshot();
+            }
+        });
+        QObject::connect(review, &reprint::views::ReviewScreen::reviewLoaded, &window, [&, inspect] {
+            reviewLoaded = true;
+            if (!inspect.isEmpty() && review->inspector()->partition() != inspect)
+                review->showInspector(inspect);
+            reviewReady();
+        });
+        QObject::connect(review, &reprint::views::ReviewScreen::factsLoaded, &window, [&] {
+            factsLoaded = true;
+            reviewReady();
+        });
+        QObject::connect(review->inspector(), &reprint::views::BoundaryInspector::edgeRowsLoaded, &window,
+                         [&, inspect](const QString &partition) {
+                             edgesLoaded = edgesLoaded || partition == inspect;
+                             reviewReady();
+                         });
+        QObject::connect(review->inspector()->rowDiffModel(), &reprint::model::RowDiffModel::batchLoaded, &window, [&] {
+            rowsLoaded = rowsLoaded || review->inspector()->partition() == inspect;
+            reviewReady();
+        });
+        QObject::connect(review->inspector(), &reprint::views::BoundaryInspector::diffLoaded, &window,
+                         [&, inspect](const QString &partition) {
+                             if (partition == inspect && review->inspector()->added() + review->inspector()->removed()
+                                                                 + review->inspector()->changed() == 0)
+                                 rowsLoaded = true;
+                             reviewReady();
+                         });
+    }
 
     auto openSpec = [&](const QString &path, const QString &conninfo) {
         QString error;

@@ -619,6 +619,10 @@ Task<void> stageWorker(std::shared_ptr<StageRun> run)
             run->firstFailure = conn.error();
         co_return;
     }
+    // Named after the backfill, so that its lock waits can be found in pg_stat_activity.
+    const std::string application = "reprint backfill " + std::to_string(run->id);
+    auto named = co_await (*conn)->query("SELECT set_config('application_name', $1, false)", args(application));
+    (void)named;
     while (!run->queue.empty() && !(run->cancel && run->cancel->isCancelled())) {
         auto [p, boundary] = run->queue.front();
         run->queue.pop_front();
@@ -1783,6 +1787,99 @@ Task<Result<int>> Engine::pruneArchives(int retentionDays)
         ++dropped;
     }
     co_return dropped;
+}
+
+Task<Status> ProgressListener::open()
+{
+    auto conn = co_await connectTo(m_conninfo, nullptr, {});
+    if (!conn)
+        co_return conn.error();
+    auto r = co_await (*conn)->execute("LISTEN reprint_progress");
+    if (!r)
+        co_return r.error();
+    m_conn = *conn;
+    co_return warehouse::ok();
+}
+
+Task<Result<std::optional<long long>>> ProgressListener::next(std::chrono::milliseconds timeout)
+{
+    if (!m_conn)
+        co_return Error::make(ErrorKind::Connection, "the progress listener is not open");
+    auto conn = m_conn;
+    auto n = co_await conn->waitForNotification(timeout);
+    if (!n)
+        co_return n.error();
+    if (!*n)
+        co_return std::optional<long long>();
+    co_return std::optional<long long>(std::atoll((*n)->payload.c_str()));
+}
+
+void ProgressListener::close()
+{
+    if (m_conn)
+        m_conn->close();
+    m_conn.reset();
+}
+
+Task<Result<BackfillProgress>> Engine::progress(long long id)
+{
+    auto s = co_await open(nullptr, {});
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    const std::string ids = std::to_string(id);
+    auto b = co_await readBackfill(c, id, false);
+    if (!b)
+        co_return b.error();
+    BackfillProgress out;
+    auto hist = co_await history(b->model);
+    if (!hist)
+        co_return hist.error();
+    for (const HistoryRow &h : *hist)
+        if (h.id == id)
+            out.backfill = h;
+    auto parts = co_await c.query(
+        "SELECT p.partition, p.state, coalesce(p.rows, 0)::text, coalesce(p.seconds, 0)::text, coalesce(p.error, ''), "
+        "(p.partition_start = b.window_start OR p.partition_end = b.window_end)::text, "
+        "to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') "
+        "FROM reprint.backfill_partitions p JOIN reprint.backfills b ON b.id = p.backfill_id WHERE p.backfill_id = $1 "
+        "ORDER BY (p.partition_start = b.window_start OR p.partition_end = b.window_end) DESC, p.partition_start",
+        args(ids));
+    if (!parts)
+        co_return parts.error();
+    for (const auto &row : parts->last().rows) {
+        PartitionState p;
+        p.partition = *row[0];
+        p.state = *row[1];
+        p.rows = std::stoll(*row[2]);
+        p.seconds = std::stod(*row[3]);
+        p.error = *row[4];
+        p.boundary = *row[5] == "true";
+        p.updatedAt = row[6].value_or("");
+        out.partitions.push_back(std::move(p));
+    }
+    auto claim = co_await c.query("SELECT holder, lease_expires::text, heartbeat_at::text FROM reprint.claims WHERE backfill_id = $1",
+                                  args(ids));
+    if (!claim)
+        co_return claim.error();
+    if (!claim->last().rows.empty()) {
+        const auto &row = claim->last().rows.front();
+        out.claimHolder = *row[0];
+        out.leaseExpires = *row[1];
+        out.heartbeatAt = *row[2];
+    }
+    auto waits = co_await c.query(
+        "SELECT a.pid::text, extract(epoch FROM now() - a.query_start)::text, "
+        "(SELECT string_agg(coalesce(nullif(x.application_name, ''), 'a session') || ' (pid ' || x.pid || ', ' || "
+        "coalesce(x.usename::text, '?') || '): ' || left(x.query, 120), '; ') "
+        " FROM pg_stat_activity x WHERE x.pid = ANY (pg_blocking_pids(a.pid))) "
+        "FROM pg_stat_activity a WHERE a.application_name = $1 AND cardinality(pg_blocking_pids(a.pid)) > 0",
+        args("reprint backfill " + ids));
+    if (!waits)
+        co_return waits.error();
+    for (const auto &row : waits->last().rows)
+        out.waits.push_back({std::stoi(*row[0]), std::stod(row[1].value_or("0")), row[2].value_or("")});
+    co_return out;
 }
 
 } // namespace reprint::backfill

@@ -17,6 +17,8 @@
 #include "warehouse/connection.h"
 
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -141,6 +143,49 @@ struct HistoryRow {
     bool leaseExpired = false;   // status staging but its holder is gone: resumable
 };
 
+// What a backfill is doing now, read back from the warehouse (so it shows a backfill
+// started anywhere: this process, another reprint-review, or the CLI).
+struct PartitionState {
+    std::string partition;
+    std::string state;     // queued, staging, staged, validating, failed
+    long long rows = 0;
+    double seconds = 0;
+    std::string error;     // a sentence, when failed
+    bool boundary = false; // first or last of the window
+    std::string updatedAt; // ISO, UTC
+};
+
+// A statement of the backfill waiting on a lock, and who holds it.
+struct LockWait {
+    int pid = 0;
+    double seconds = 0;
+    std::string blockers;  // "application (pid N, user): query", joined with "; "
+};
+
+struct BackfillProgress {
+    HistoryRow backfill;
+    std::vector<PartitionState> partitions;  // boundary partitions first, then in order
+    std::string claimHolder;                 // empty when the backfill holds no claim
+    std::string leaseExpires;
+    std::string heartbeatAt;
+    std::vector<LockWait> waits;
+};
+
+// LISTENs for the engine's progress announcements (channel reprint_progress) on its own
+// connection. Thread affinity: the io_context it was opened on.
+class ProgressListener {
+public:
+    explicit ProgressListener(std::string conninfo) : m_conninfo(std::move(conninfo)) {}
+    Task<Status> open();
+    // The id of the next backfill announced as changed, or nullopt after `timeout`.
+    Task<Result<std::optional<long long>>> next(std::chrono::milliseconds timeout);
+    void close();
+
+private:
+    std::string m_conninfo;
+    warehouse::ConnectionPtr m_conn;
+};
+
 class Engine {
 public:
     Engine(const Spec &spec, std::string conninfo, EngineOptions options = {});
@@ -168,6 +213,8 @@ public:
     // Returns how many archives were dropped.
     Task<Result<int>> pruneArchives(int retentionDays);
     Task<Result<std::vector<HistoryRow>>> history(std::string model = {});
+    // The backfill's per-partition state, claim and lock waits as stored now.
+    Task<Result<BackfillProgress>> progress(long long id);
 
     // The transform's identity: sha256 of its SQL text with references resolved.
     Result<std::string> transformHash(const Model &model) const;

@@ -130,7 +130,8 @@ Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
         "coalesce(to_char(b.published_at, 'YYYY-MM-DD HH24:MI:SS TZH:TZM'), ''), "
         "coalesce(to_char(b.undone_at, 'YYYY-MM-DD HH24:MI:SS TZH:TZM'), ''), "
         "b.transform_hash, current_user::text, (cl.backfill_id IS NOT NULL)::text, coalesce(cl.holder, ''), "
-        "coalesce(to_char(cl.lease_expires, 'YYYY-MM-DD HH24:MI:SS TZH:TZM'), ''), coalesce(cl.lease_expires < now(), false)::text, "
+        "coalesce(CASE WHEN isfinite(cl.lease_expires) THEN to_char(cl.lease_expires, 'YYYY-MM-DD HH24:MI:SS TZH:TZM') "
+        "ELSE cl.lease_expires::text END, ''), coalesce(cl.lease_expires < now(), false)::text, "
         "(b.archive_table IS NOT NULL AND to_regclass(quote_ident('reprint_archive') || '.' || quote_ident(b.archive_table)) "
         "IS NOT NULL)::text "
         "FROM reprint.backfills AS b LEFT JOIN reprint.claims AS cl ON cl.backfill_id = b.id WHERE b.id = $1",

@@ -30,7 +30,7 @@ struct ReviewFacts {
     // Isolation: the claim row, when there is one.
     bool claimHeld = false;
     bool leaseExpired = false;
-    std::string claimHolder, leaseExpires;
+    std::string claimHolder, leaseExpires;  // leaseExpires: ISO text, or "infinity" once validated
     // Validation evidence: partitions whose row diff is stored.
     std::vector<std::string> rowDiffPartitions;
     bool fourEyes = false;

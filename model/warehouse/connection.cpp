@@ -372,6 +372,64 @@ Task<Result<Reply>> Connection::run(bool hasParams, std::string sql, Params para
     }
 }
 
+Task<Result<std::optional<Notification>>> Connection::waitForNotification(std::chrono::milliseconds timeout)
+{
+    auto self = shared_from_this();
+    Private &p = *d;
+    if (!p.conn || PQstatus(p.conn) != CONNECTION_OK)
+        co_return Error::make(ErrorKind::Connection, "the connection is closed", "Reconnect and LISTEN again.");
+    if (m_busy)
+        co_return Error::make(ErrorKind::Internal, "the connection is already running a statement");
+    auto take = [&p]() -> std::optional<Notification> {
+        PGnotify *n = PQnotifies(p.conn);
+        if (!n)
+            return std::nullopt;
+        Notification out{n->relname ? n->relname : "", n->extra ? n->extra : "", n->be_pid};
+        PQfreemem(n);
+        return out;
+    };
+    if (!PQconsumeInput(p.conn))
+        co_return connectionError(p.conn, "the connection was lost");
+    if (auto n = take())
+        co_return std::optional<Notification>(*n);
+    m_busy = true;
+    struct BusyGuard {
+        bool &busy;
+        ~BusyGuard() { busy = false; }
+    } guard{m_busy};
+    // The timer may fire after this coroutine is gone: its handler owns what it touches.
+    auto timedOut = std::make_shared<bool>(false);
+    auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor);
+    timer->expires_after(timeout);
+    std::weak_ptr<Connection> weak = self;
+    timer->async_wait([timedOut, weak](const boost::system::error_code &ec) {
+        if (ec)
+            return;
+        *timedOut = true;
+        if (auto c = weak.lock()) {
+            boost::system::error_code ignored;
+            c->d->socket.cancel(ignored);
+        }
+    });
+    for (;;) {
+        const auto ec = co_await p.wait(asio::posix::descriptor_base::wait_read);
+        if (ec) {
+            timer->cancel();
+            if (*timedOut)
+                co_return std::optional<Notification>();
+            co_return Error::make(ErrorKind::Connection, "the connection was closed while waiting for notifications");
+        }
+        if (!PQconsumeInput(p.conn)) {
+            timer->cancel();
+            co_return connectionError(p.conn, "the connection was lost");
+        }
+        if (auto n = take()) {
+            timer->cancel();
+            co_return std::optional<Notification>(*n);
+        }
+    }
+}
+
 CancelHandle Connection::cancelHandle() const
 {
     CancelHandle h;

@@ -14,6 +14,7 @@
 #include "asio.h"
 #include "error.h"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -78,6 +79,13 @@ struct Notice {
     std::string message;
 };
 
+// A NOTIFY received on a channel this connection LISTENs on.
+struct Notification {
+    std::string channel;
+    std::string payload;
+    int senderPid = 0;
+};
+
 // Cancels whatever the connection is running. Thread-safe: may be called from any
 // thread, any number of times, also after the connection closed (then it does nothing).
 // It blocks the calling thread for the round trip of the cancel request, so do not call
@@ -115,6 +123,11 @@ public:
     // one ResultSet per statement. Stops at the first failing statement and returns its
     // error (outside an explicit transaction, earlier statements stay committed).
     Task<Result<Reply>> execute(std::string sql);
+
+    // Waits for the next notification on a channel this connection has LISTENed on
+    // (run "LISTEN channel" first), for at most `timeout`. nullopt when the time ran out.
+    // Counts as a running statement: no query may run on the connection meanwhile.
+    Task<Result<std::optional<Notification>>> waitForNotification(std::chrono::milliseconds timeout);
 
     CancelHandle cancelHandle() const;
     void setNoticeHandler(NoticeHandler handler);

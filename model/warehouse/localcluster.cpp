@@ -718,7 +718,7 @@ Status LocalCluster::stop()
     if (!account)
         return account.error();
     const std::string bindir = serverBinDir();
-    auto r = runProgram({bindir + "/pg_ctl", "stop", "-D", dataDir(), "-m", "fast", "-w", "-t", "60"}, *account, m_dir,
+    auto r = runProgram({bindir + "/pg_ctl", "stop", "-D", dataDir(), "-m", "fast", "-w", "-t", "180"}, *account, m_dir,
                         childEnvironment(*account, bindir));
     if (!r)
         return r.error();

@@ -135,7 +135,7 @@ private Q_SLOTS:
         auto again = test::runReprint(base(QStringLiteral("init"), db));
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QCOMPARE(scalar(db, tables), before);
-        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.schema_version"), std::string("1"));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.schema_version"), std::string("2"));
         QVERIFY(test::execute(db, "INSERT INTO reprint.schema_version (version, description) VALUES (999, 'from the future')").ok());
         auto newer = test::runReprint(base(QStringLiteral("init"), db));
         QCOMPARE(newer.exitCode, 1);
@@ -151,7 +151,7 @@ private Q_SLOTS:
         QVERIFY2(bare.err.contains(QStringLiteral("reprint init")), qPrintable(bare.err));
         auto fresh = test::runReprint(base(QStringLiteral("init"), db));
         QVERIFY2(fresh.exitCode == 0, qPrintable(fresh.err));
-        QCOMPARE(scalar(db, "SELECT max(version) FROM reprint.schema_version"), std::string("1"));
+        QCOMPARE(scalar(db, "SELECT max(version) FROM reprint.schema_version"), std::string("2"));
     }
 
     void statusShowsExactlyTheBrokenDays()

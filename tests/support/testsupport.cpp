@@ -1,5 +1,8 @@
 #include "testsupport.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "warehouse/iothread.h"
 
 #include <QByteArray>
@@ -103,9 +106,7 @@ std::string demoCopy(const std::string &name)
         QTest::qFail(("could not drop " + name + ": " + dropped.error().toSentence()).c_str(), __FILE__, __LINE__);
     // Another test binary may be copying the template at the same moment (55006).
     for (int attempt = 0;; ++attempt) {
-        // FILE_COPY copies the files after a checkpoint: no WAL for every page, so neither
-        // the copy nor the fixture's final shutdown checkpoint has to write it all again.
-        auto created = execute(admin, "CREATE DATABASE " + quoted(name) + " TEMPLATE demo STRATEGY FILE_COPY");
+        auto created = execute(admin, "CREATE DATABASE " + quoted(name) + " TEMPLATE demo");
         if (created)
             break;
         if (created.error().sqlstate != "55006" || attempt >= 40) {
@@ -115,6 +116,19 @@ std::string demoCopy(const std::string &name)
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
     }
+    // Copies are dropped when the test binary exits: their dirty pages then never have to
+    // be written by the fixture's final shutdown checkpoint.
+    static std::vector<std::string> copies;
+    static const bool registered = [] {
+        std::atexit([] {
+            for (const std::string &db : copies)
+                (void)execute(demoCluster().conninfo("postgres"), "DROP DATABASE IF EXISTS " + quoted(db) + " WITH (FORCE)");
+        });
+        return true;
+    }();
+    Q_UNUSED(registered);
+    if (std::find(copies.begin(), copies.end(), name) == copies.end())
+        copies.push_back(name);
     return demo.conninfo(name);
 }
 

@@ -1,0 +1,269 @@
+// ReviewScreen offscreen on copies of the demo: the narrow window keeps Approve off and
+// shows 2026-03-09 as a failing outside partition; Override needs a reason and a second
+// confirmation and stores the reason; the honest window publishes through the engine
+// (history shows it published, with approver and note) and undo restores; drift between
+// review and publish opens the drift dialog; four-eyes refuses the operator.
+#include "reviewfixture.h"
+
+#include "boundaryinspector.h"
+#include "engineclient.h"
+#include "historymodel.h"
+#include "historyview.h"
+#include "reviewmodel.h"
+#include "reviewproxymodel.h"
+#include "reviewscreen.h"
+#include "rowdiffmodel.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace reprint;
+using views::ReviewScreen;
+
+namespace {
+
+// Opens `id` and waits for the review and its facts.
+bool openAndWait(ReviewScreen &screen, qint64 id)
+{
+    QSignalSpy review(&screen, &ReviewScreen::reviewLoaded);
+    QSignalSpy facts(&screen, &ReviewScreen::factsLoaded);
+    screen.openBackfill(id);
+    return QTest::qWaitFor([&] { return review.count() > 0 && facts.count() > 0; }, 60000);
+}
+
+template <typename T>
+T *waitForChild(QWidget *parent, const QString &name)
+{
+    T *found = nullptr;
+    const bool shown = QTest::qWaitFor([&] { return (found = parent->findChild<T *>(name)) && found->isVisible(); }, 5000);
+    return shown ? found : nullptr;
+}
+
+QPushButton *buttonWithText(QWidget *box, const QString &text)
+{
+    for (QPushButton *b : box->findChildren<QPushButton *>())
+        if (b->text() == text)
+            return b;
+    return nullptr;
+}
+
+// Fills the approve (or override) dialog and accepts it.
+bool approve(ReviewScreen &screen, bool overriding, const QString &note, const QString &reason = {})
+{
+    (overriding ? screen.overrideButton() : screen.approveButton())->click();
+    auto *dialog = waitForChild<QDialog>(&screen, overriding ? QStringLiteral("overrideDialog") : QStringLiteral("approveDialog"));
+    if (!dialog)
+        return false;
+    auto *ok = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+    if (ok->isEnabled())
+        return false;  // a note is required
+    dialog->findChild<QLineEdit *>(QStringLiteral("approvalNote"))->setText(note);
+    if (overriding) {
+        if (ok->isEnabled())
+            return false;  // and a reason
+        dialog->findChild<QLineEdit *>(QStringLiteral("overrideReason"))->setText(reason);
+    }
+    if (!ok->isEnabled())
+        return false;
+    ok->click();
+    return true;
+}
+
+} // namespace
+
+class ReviewScreenTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void narrowWindowDisablesApproveAndOverrideStoresReason()
+    {
+        const std::string db = test::demoCopy("tst_reviewscreen_narrow");
+        int code = -1;
+        const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-10"), QStringLiteral("2026-03-14"), &code);
+        QCOMPARE(code, 3);
+        ReviewScreen screen;
+        screen.resize(1280, 800);
+        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screen.show();
+        QVERIFY(openAndWait(screen, id));
+
+        QVERIFY(!screen.approveButton()->isEnabled());
+        QVERIFY(screen.overrideButton()->isVisible());
+        QVERIFY(screen.overrideButton()->isEnabled());
+        QVERIFY2(screen.actionNote().contains(QLatin1String("Validation failed")), qPrintable(screen.actionNote()));
+        QVERIFY(screen.ruleText(5).contains(QLatin1String("Outside: failing")));
+        QVERIFY(screen.ruleText(4).contains(QLatin1String("Claim held")));
+        screen.proxyModel()->setFilter(model::ReviewProxyModel::Filter::Problems);
+        QCOMPARE(screen.proxyModel()->index(0, 0).data().toString(), QStringLiteral("2026-03-09"));
+        QCOMPARE(screen.proxyModel()->index(0, 1).data().toString(), QStringLiteral("outside"));
+        QVERIFY(screen.lastLoadMs() >= 0);
+        qInfo("review opened to table filled in %lld ms", screen.lastLoadMs());
+
+        // Copy as TSV: a header line and one line per row shown.
+        const QString tsv = screen.copySelection();
+        QCOMPARE(QApplication::clipboard()->text(), tsv);
+        QCOMPARE(tsv.count(QLatin1Char('\n')), 1 + screen.proxyModel()->rowCount());
+
+        // Override: a note, a reason, then a second confirmation; cancelling stores nothing.
+        QVERIFY(approve(screen, true, QStringLiteral("reviewed"), QStringLiteral("ticket 42: the 09th is fixed separately")));
+        auto *confirm = waitForChild<QMessageBox>(&screen, QStringLiteral("overrideConfirm"));
+        QVERIFY(confirm);
+        confirm->button(QMessageBox::Cancel)->click();
+        QTest::qWait(200);
+        QCOMPARE(test::scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", {std::to_string(id)}), std::string("staged"));
+
+        QSignalSpy published(&screen, &ReviewScreen::published);
+        QVERIFY(approve(screen, true, QStringLiteral("reviewed"), QStringLiteral("ticket 42: the 09th is fixed separately")));
+        confirm = waitForChild<QMessageBox>(&screen, QStringLiteral("overrideConfirm"));
+        QVERIFY(confirm);
+        QPushButton *anyway = buttonWithText(confirm, QStringLiteral("Publish Anyway"));
+        QVERIFY(anyway);
+        anyway->click();
+        QVERIFY(published.wait(120000));
+        QCOMPARE(test::scalar(db, "SELECT status || '|' || override_reason || '|' || note FROM reprint.backfills WHERE id = $1",
+                              {std::to_string(id)}),
+                 std::string("published|ticket 42: the 09th is fixed separately|reviewed"));
+        QCOMPARE(test::scalar(db, "SELECT override_reason FROM reprint.audit WHERE backfill_id = $1 AND action = 'publish'",
+                              {std::to_string(id)}),
+                 std::string("ticket 42: the 09th is fixed separately"));
+    }
+
+    void honestWindowPublishesAndUndoes()
+    {
+        const std::string db = test::demoCopy("tst_reviewscreen_honest");
+        int code = -1;
+        const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"), &code);
+        QCOMPARE(code, 0);
+        const std::string truth = test::scalar(db, "SELECT sum(round(l.quantity * l.unit_price * (1 - l.discount), 2))::text "
+                                                   "FROM raw.order_lines l JOIN raw.orders o USING (order_id) "
+                                                   "WHERE o.ordered_at >= '2026-03-09 00:00+00' AND o.ordered_at < '2026-03-15 00:00+00'");
+        const std::string before = test::scalar(db, "SELECT sum(revenue)::text FROM analytics.fct_order_lines "
+                                                    "WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14'");
+        ReviewScreen screen;
+        screen.resize(1280, 800);
+        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screen.show();
+        QVERIFY(openAndWait(screen, id));
+        QVERIFY(screen.approveButton()->isEnabled());
+        QVERIFY(!screen.overrideButton()->isVisible());
+        QVERIFY2(screen.ruleText(1).contains(QLatin1String("6 of the table's")), qPrintable(screen.ruleText(1)));
+        QVERIFY2(screen.ruleText(2).contains(QLatin1String("equals the scheduled run's")), qPrintable(screen.ruleText(2)));
+        QVERIFY(screen.ruleText(5).contains(QLatin1String("2026-03-09, 2026-03-14")));
+
+        // The inspector opens on the first partition of the window, with the slipped rows.
+        QVERIFY(QTest::qWaitFor([&] { return screen.inspector()->added() >= 0; }, 60000));
+        QCOMPARE(screen.inspector()->partition(), QStringLiteral("2026-03-09"));
+        QVERIFY(screen.inspector()->added() > 0);
+        QVERIFY(QTest::qWaitFor([&] { return screen.inspector()->rowDiffModel()->rowCount() > 0; }, 60000));
+        QCOMPARE(screen.inspector()->rowDiffModel()->index(0, 0).data().toString(), QStringLiteral("added"));
+        QVERIFY(screen.inspector()->partitions().contains(QStringLiteral("2026-03-08")));
+        QVERIFY(screen.inspector()->partitions().contains(QStringLiteral("2026-03-15")));
+
+        QSignalSpy published(&screen, &ReviewScreen::published);
+        QVERIFY(approve(screen, false, QStringLiteral("INC-7 fix, totals match the source")));
+        QVERIFY(!screen.approveButton()->isEnabled());  // off while publishing
+        QVERIFY(published.wait(120000));
+        const auto outcome = published.first().at(1).value<backfill::PublishOutcome>();
+        QVERIFY(outcome.rowsInserted > 0);
+        const std::string user = test::scalar(db, "SELECT current_user::text");
+        QCOMPARE(outcome.approver, user);
+        QCOMPARE(test::scalar(db, "SELECT sum(revenue)::text FROM analytics.fct_order_lines "
+                                  "WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14'"),
+                 truth);
+
+        // The screen reloads it as published, read-only, with Undo; history agrees.
+        QVERIFY(QTest::qWaitFor([&] { return screen.reviewModel()->review().status == "published" && screen.undoButton()->isEnabled(); }, 60000));
+        QVERIFY(!screen.approveButton()->isEnabled());
+        QVERIFY(QTest::qWaitFor([&] { return screen.historyView()->historyModel()->rowOf(id) >= 0
+                                             && screen.historyView()->historyModel()->rows()[std::size_t(screen.historyView()->historyModel()->rowOf(id))].status == "published"; }, 60000));
+        const auto &row = screen.historyView()->historyModel()->rows()[std::size_t(screen.historyView()->historyModel()->rowOf(id))];
+        QCOMPARE(row.approver, user);
+        QCOMPARE(row.note, std::string("INC-7 fix, totals match the source"));
+        const auto cli = test::runReprint({QStringLiteral("history"), QStringLiteral("--spec"), test::demoSpec(), QStringLiteral("--db"),
+                                           QString::fromStdString(db), QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(cli.exitCode, 0);
+        QVERIFY(cli.out.contains(QLatin1String("INC-7 fix, totals match the source")));
+
+        // Undo, after a confirmation.
+        QSignalSpy undone(&screen, &ReviewScreen::undone);
+        screen.undoButton()->click();
+        auto *confirm = waitForChild<QMessageBox>(&screen, QStringLiteral("undoConfirm"));
+        QVERIFY(confirm);
+        QPushButton *go = buttonWithText(confirm, QStringLiteral("Undo Publish"));
+        QVERIFY(go);
+        go->click();
+        QVERIFY(undone.wait(120000));
+        QCOMPARE(test::scalar(db, "SELECT sum(revenue)::text FROM analytics.fct_order_lines "
+                                  "WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14'"),
+                 before);
+        QCOMPARE(test::scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", {std::to_string(id)}), std::string("undone"));
+    }
+
+    void driftOpensTheDriftDialog()
+    {
+        const std::string db = test::demoCopy("tst_reviewscreen_drift");
+        int code = -1;
+        const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"), &code);
+        QCOMPARE(code, 0);
+        ReviewScreen screen;
+        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screen.show();
+        QVERIFY(openAndWait(screen, id));
+        QVERIFY(screen.approveButton()->isEnabled());
+        // Something writes the window after validation.
+        QVERIFY(test::execute(db, "UPDATE analytics.fct_order_lines SET revenue = revenue + 1 WHERE order_line_id = "
+                                  "(SELECT min(order_line_id) FROM analytics.fct_order_lines WHERE order_date = '2026-03-11')"));
+        QSignalSpy drift(&screen, &ReviewScreen::driftReported);
+        QVERIFY(approve(screen, false, QStringLiteral("looks right")));
+        QVERIFY(drift.wait(120000));
+        auto *box = waitForChild<QMessageBox>(&screen, QStringLiteral("driftDialog"));
+        QVERIFY(box);
+        QVERIFY2(box->informativeText().contains(QLatin1String("2026-03-11")), qPrintable(box->informativeText()));
+        QVERIFY(buttonWithText(box, QStringLiteral("Re-validate")));
+        QCOMPARE(test::scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", {std::to_string(id)}), std::string("staged"));
+
+        // Re-validate: abandon, stage the window again, open the new review.
+        QSignalSpy revalidated(&screen, &ReviewScreen::revalidated);
+        buttonWithText(box, QStringLiteral("Re-validate"))->click();
+        QVERIFY(revalidated.wait(180000));
+        const qint64 newId = revalidated.first().at(1).toLongLong();
+        QVERIFY(newId > id);
+        QCOMPARE(test::scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", {std::to_string(id)}), std::string("abandoned"));
+        QVERIFY(QTest::qWaitFor([&] { return screen.backfillId() == newId && screen.approveButton()->isEnabled(); }, 60000));
+    }
+
+    void fourEyesRefusesTheOperator()
+    {
+        QTemporaryDir dir;
+        const QString spec = test::fourEyesSpec(dir);
+        QVERIFY(!spec.isEmpty());
+        const std::string db = test::demoCopy("tst_reviewscreen_foureyes");
+        int code = -1;
+        const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"), &code, spec);
+        QCOMPARE(code, 0);
+        ReviewScreen screen;
+        screen.setSpec(test::loadDemoSpec(spec), QString::fromStdString(db));
+        screen.show();
+        QVERIFY(openAndWait(screen, id));
+        QVERIFY(screen.facts().fourEyes);
+        QVERIFY(!screen.approveButton()->isEnabled());
+        QVERIFY2(screen.actionNote().contains(QLatin1String("four eyes")), qPrintable(screen.actionNote()));
+        // The engine refuses it too (the CLI as the same user).
+        const auto p = test::runReprint({QStringLiteral("publish"), QStringLiteral("--spec"), spec, QStringLiteral("--db"),
+                                         QString::fromStdString(db), QString::number(id), QStringLiteral("--approve"),
+                                         QStringLiteral("me again")});
+        QVERIFY(p.exitCode != 0);
+        QCOMPARE(test::scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", {std::to_string(id)}), std::string("staged"));
+    }
+};
+
+QTEST_MAIN(ReviewScreenTest)
+#include "tst_reviewscreen.moc"
