@@ -995,7 +995,7 @@ void CalendarScreen::updatePlan()
     const QString time = m_plan.seconds >= 0
         ? tr("≈ %1 to stage (%2 rows/s over the last %3)")
               .arg(duration(m_plan.seconds), locale.toString(m_plan.rowsPerSecond, 'f', 0),
-                   count(m_plan.runsMeasured, tr("run"), tr("%1 runs")))
+                   count(m_plan.runsMeasured, tr("%1 run"), tr("%1 runs")))
         : tr("time unknown: no recent runs of this model to measure");
     m_planSummary->setText(summary + QStringLiteral("<br>") + rows + QStringLiteral(" · ") + time);
     m_planSummary->setTextFormat(Qt::RichText);

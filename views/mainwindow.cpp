@@ -2,6 +2,7 @@
 
 #include "calendarscreen.h"
 #include "reviewscreen.h"
+#include "runscreen.h"
 #include "engineclient.h"
 #include "warehouseclient.h"
 
@@ -332,11 +333,9 @@ void MainWindow::buildCentre()
     m_calendar = new CalendarScreen(m_engine);
     m_calendar->setObjectName(QStringLiteral("calendarScreen"));
     m_tabs->addTab(m_calendar, tr("Calendar"));
-    m_tabs->addTab(placeholderPage(tr("Run a backfill"),
-                                   tr("Stage the chosen window with the model's own transform, partition by "
-                                      "partition, with progress, the claim on the window, and cancel. Nothing "
-                                      "is published from here.")),
-                   tr("Run"));
+    m_run = new RunScreen(m_engine);
+    m_run->setObjectName(QStringLiteral("runScreen"));
+    m_tabs->addTab(m_run, tr("Run"));
     m_review = new ReviewScreen;
     m_review->setObjectName(QStringLiteral("reviewScreen"));
     m_tabs->addTab(m_review, tr("Review"));
@@ -353,6 +352,12 @@ void MainWindow::buildCentre()
     connect(m_modelList->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex &current) { showModel(current); });
     connect(m_calendar, &CalendarScreen::backfillRequested, this, [this] { m_tabs->setCurrentIndex(2); });
+    connect(m_calendar, &CalendarScreen::backfillRequested, m_run, &RunScreen::start);
+    connect(m_run, &RunScreen::reviewRequested, this, &MainWindow::openReview);
+    connect(m_run, &RunScreen::inFlightFound, this, [this] { m_tabs->setCurrentWidget(m_run); });
+    connect(m_modelList->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &current) {
+        m_run->followLatestInFlight(current.data(SpecModelsModel::NameRole).toString());
+    });
     connect(m_specModels, &QAbstractItemModel::modelReset, this, [this] {
         const QString remembered = QSettings().value(kSelectedModelsKey).toMap().value(m_specModels->specPath()).toString();
         int row = 0;
@@ -617,6 +622,10 @@ void MainWindow::rememberSpec(const QString &path)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (m_run && !m_run->confirmClose(this)) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState());

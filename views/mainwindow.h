@@ -36,6 +36,7 @@ namespace reprint::views {
 
 class CalendarScreen;
 class ReviewScreen;
+class RunScreen;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -67,6 +68,7 @@ public:
     model::EngineClient *engineClient() const { return m_engine; }
     CalendarScreen *calendarScreen() const { return m_calendar; }
     ReviewScreen *reviewScreen() const { return m_review; }
+    RunScreen *runScreen() const { return m_run; }
     // Shows the Review tab with the stored review of backfill `backfillId`.
     void openReview(qint64 backfillId);
 
@@ -96,6 +98,7 @@ private:
     model::EngineClient *m_engine = nullptr;
     CalendarScreen *m_calendar = nullptr;
     ReviewScreen *m_review = nullptr;
+    RunScreen *m_run = nullptr;
     QString m_specPath;
     QString m_conninfo;  // as given; may hold a password: never displayed
     quint64 m_openToken = 0;

@@ -118,7 +118,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
         {QStringLiteral("init"), QStringLiteral("init --spec S"), false, false},
         {QStringLiteral("status"), QStringLiteral("status --spec S --model M --from P --to P"), true, false},
         {QStringLiteral("run"), QStringLiteral("run --spec S --model M --partition P"), true, false},
-        {QStringLiteral("backfill"), QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N] | --resume ID [--retry-failed]"), false, false},
+        {QStringLiteral("backfill"), QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N] [--cascade] | --resume ID [--retry-failed]"), false, false},
         {QStringLiteral("diff"), QStringLiteral("diff --spec S ID [--rows P]"), false, true},
         {QStringLiteral("publish"), QStringLiteral("publish --spec S ID --approve NOTE [--override REASON]"), false, true},
         {QStringLiteral("abandon"), QStringLiteral("abandon --spec S ID"), false, true},
@@ -146,12 +146,13 @@ int engineCommand(const QString &command, const QStringList &arguments)
     const QCommandLineOption approve(QStringLiteral("approve"), QStringLiteral("Approval note."), QStringLiteral("NOTE"));
     const QCommandLineOption override_(QStringLiteral("override"), QStringLiteral("Reason to publish a failed validation."), QStringLiteral("REASON"));
     const QCommandLineOption refresh(QStringLiteral("refresh"), QStringLiteral("Recompute (status is always fresh)."));
+    const QCommandLineOption cascadeOption(QStringLiteral("cascade"), QStringLiteral("Also backfill every downstream model."));
     const QCommandLineOption resume(QStringLiteral("resume"), QStringLiteral("Resume this backfill."), QStringLiteral("ID"));
     const QCommandLineOption retryFailed(QStringLiteral("retry-failed"), QStringLiteral("With --resume: re-stage only failed partitions."));
     const QCommandLineOption prune(QStringLiteral("prune"), QStringLiteral("Drop archives past their retention."));
     const QCommandLineOption retention(QStringLiteral("retention-days"), QStringLiteral("Archive retention."), QStringLiteral("N"),
                                        QStringLiteral("30"));
-    parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh, prune, retention, resume, retryFailed});
+    parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh, prune, retention, resume, retryFailed, cascadeOption});
     parser.addHelpOption();
     if (!parser.parse(QStringList{QStringLiteral("reprint ") + command} + arguments))
         return usageError(parser.errorText(), QStringLiteral("usage: reprint ") + cmd->synopsis);
@@ -239,6 +240,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
         req.model = modelName;
         req.from = parser.value(from).toStdString();
         req.to = parser.value(to).toStdString();
+        req.cascade = parser.isSet(cascadeOption);
         req.parallel = parser.value(parallel).toInt(&ok);
         if (!ok || req.parallel < 1)
             return usageError(QStringLiteral("--parallel '%1' is not a whole number of at least 1").arg(parser.value(parallel)));
@@ -261,10 +263,10 @@ int engineCommand(const QString &command, const QStringList &arguments)
         if (!r->takeover.empty())
             err() << "reprint: " << QString::fromStdString(r->takeover) << "\n";
         err() << "reprint: backfill " << r->id << " staged and validated" << (r->validationPassed ? "" : " (validation FAILED)") << "\n";
-        out.review(r->review);
+        out.review(r->review, r->cascade);
         for (const std::string &s : r->staleDownstream)
             err() << "reprint: warning: downstream " << QString::fromStdString(s) << " will be stale after publishing; "
-                  << "backfill it too (or use --cascade when it lands).\n";
+                  << "backfill it too, or use --cascade.\n";
         if (!r->validationPassed) {
             err() << "reprint: validation failed: " << QString::fromStdString(r->review.validationMessage) << "\n"
                   << "  Backfill " << r->id << " keeps its claim: publish it with --override REASON, or free the window with `reprint abandon "

@@ -99,7 +99,8 @@ void Output::table(const QStringList &headers, const QList<QStringList> &rows, c
         QStringList h;
         for (const QString &s : headers)
             h << csvField(s);
-        out << h.join(QLatin1Char(',')) << "\n";
+        if (!h.isEmpty())
+            out << h.join(QLatin1Char(',')) << "\n";
         for (const QStringList &r : rows) {
             QStringList f;
             for (const QString &s : r)
@@ -176,52 +177,76 @@ void Output::status(const backfill::Model &model, const std::vector<backfill::St
     table(headers, out, numeric);
 }
 
-void Output::review(const backfill::Review &review)
+QJsonObject Output::reviewJson(const backfill::Review &review) const
+{
+    QJsonArray parts;
+    for (const auto &p : review.partitions) {
+        QJsonObject measures;
+        for (const auto &m : p.measures)
+            measures.insert(q(m.measure), QJsonObject{{QStringLiteral("old"), number(m.oldValue)},
+                                                       {QStringLiteral("new"), number(m.newValue)},
+                                                       {QStringLiteral("source"), number(m.source)},
+                                                       {QStringLiteral("verdict"), QString::fromLatin1(toString(m.verdict))}});
+        parts.append(QJsonObject{{QStringLiteral("partition"), q(p.partition)},
+                                 {QStringLiteral("in_scope"), p.inScope},
+                                 {QStringLiteral("boundary"), p.boundary},
+                                 {QStringLiteral("measures"), measures}});
+    }
+    return QJsonObject{{QStringLiteral("backfill"), static_cast<qint64>(review.backfillId)},
+                       {QStringLiteral("model"), q(review.model)},
+                       {QStringLiteral("status"), q(review.status)},
+                       {QStringLiteral("validation"), review.validation.empty() ? QJsonValue() : QJsonValue(q(review.validation))},
+                       {QStringLiteral("validation_message"),
+                        review.validationMessage.empty() ? QJsonValue() : QJsonValue(q(review.validationMessage))},
+                       {QStringLiteral("from"), q(review.from)},
+                       {QStringLiteral("to"), q(review.to)},
+                       {QStringLiteral("partitions"), parts}};
+}
+
+void Output::review(const backfill::Review &review, const std::vector<backfill::Review> &cascade)
 {
     if (m_format == Format::Json) {
-        QJsonArray parts;
-        for (const auto &p : review.partitions) {
-            QJsonObject measures;
-            for (const auto &m : p.measures)
-                measures.insert(q(m.measure), QJsonObject{{QStringLiteral("old"), number(m.oldValue)},
-                                                           {QStringLiteral("new"), number(m.newValue)},
-                                                           {QStringLiteral("source"), number(m.source)},
-                                                           {QStringLiteral("verdict"), QString::fromLatin1(toString(m.verdict))}});
-            parts.append(QJsonObject{{QStringLiteral("partition"), q(p.partition)},
-                                     {QStringLiteral("in_scope"), p.inScope},
-                                     {QStringLiteral("boundary"), p.boundary},
-                                     {QStringLiteral("measures"), measures}});
+        QJsonObject root = reviewJson(review);
+        if (!cascade.empty()) {
+            QJsonArray downstream;
+            for (const auto &r : cascade)
+                downstream.append(reviewJson(r));
+            root.insert(QStringLiteral("cascade"), downstream);
         }
-        printJson(QJsonObject{{QStringLiteral("backfill"), static_cast<qint64>(review.backfillId)},
-                              {QStringLiteral("model"), q(review.model)},
-                              {QStringLiteral("status"), q(review.status)},
-                              {QStringLiteral("validation"), review.validation.empty() ? QJsonValue() : QJsonValue(q(review.validation))},
-                              {QStringLiteral("validation_message"), review.validationMessage.empty() ? QJsonValue() : QJsonValue(q(review.validationMessage))},
-                              {QStringLiteral("from"), q(review.from)},
-                              {QStringLiteral("to"), q(review.to)},
-                              {QStringLiteral("partitions"), parts}});
+        printJson(root);
         return;
     }
-    if (m_format == Format::Table)
-        QTextStream(stdout) << "backfill " << review.backfillId << "  " << q(review.model) << "  " << q(review.from) << ".."
-                            << q(review.to) << "  status " << q(review.status)
-                            << (review.validation.empty() ? QString() : QStringLiteral("  validation ") + q(review.validation))
-                            << "\n\n";
-    const QStringList headers{QStringLiteral("partition"), QStringLiteral("scope"), QStringLiteral("measure"),
-                              QStringLiteral("old"), QStringLiteral("new"), QStringLiteral("delta"),
-                              QStringLiteral("delta_pct"), QStringLiteral("source"), QStringLiteral("verdict")};
-    QList<QStringList> rows;
-    for (const auto &p : review.partitions) {
-        const QString scope = p.inScope ? (p.boundary ? QStringLiteral("in*") : QStringLiteral("in")) : QStringLiteral("outside");
-        for (const auto &m : p.measures) {
-            QString verdict = QString::fromLatin1(toString(m.verdict));
-            if (m_format == Format::Table && (m.verdict == backfill::Verdict::MismatchSource || m.verdict == backfill::Verdict::Unexpected))
-                verdict = verdict.toUpper();
-            rows << QStringList{q(p.partition), scope, q(m.measure), q(m.oldValue), q(m.newValue),
-                                deltaText(m.oldValue, m.newValue), deltaPercentText(m.oldValue, m.newValue), q(m.source), verdict};
+    for (std::size_t i = 0; i <= cascade.size(); ++i) {
+        const backfill::Review &r = i == 0 ? review : cascade[i - 1];
+        if (m_format == Format::Table)
+            QTextStream(stdout) << (i ? "\n" : "") << "backfill " << r.backfillId << "  " << q(r.model) << "  " << q(r.from) << ".."
+                                << q(r.to) << "  status " << q(r.status)
+                                << (r.validation.empty() ? QString() : QStringLiteral("  validation ") + q(r.validation)) << "\n\n";
+        const QStringList headers{QStringLiteral("model"), QStringLiteral("partition"), QStringLiteral("scope"), QStringLiteral("measure"),
+                                  QStringLiteral("old"), QStringLiteral("new"), QStringLiteral("delta"),
+                                  QStringLiteral("delta_pct"), QStringLiteral("source"), QStringLiteral("verdict")};
+        QList<QStringList> rows;
+        for (const auto &p : r.partitions) {
+            const QString scope = p.inScope ? (p.boundary ? QStringLiteral("in*") : QStringLiteral("in")) : QStringLiteral("outside");
+            for (const auto &m : p.measures) {
+                QString verdict = QString::fromLatin1(toString(m.verdict));
+                if (m_format == Format::Table && (m.verdict == backfill::Verdict::MismatchSource || m.verdict == backfill::Verdict::Unexpected))
+                    verdict = verdict.toUpper();
+                rows << QStringList{q(r.model), q(p.partition), scope, q(m.measure), q(m.oldValue), q(m.newValue),
+                                    deltaText(m.oldValue, m.newValue), deltaPercentText(m.oldValue, m.newValue), q(m.source), verdict};
+            }
         }
+        // In a table the model is in the heading above; CSV keeps it per row.
+        QStringList h = headers;
+        if (m_format == Format::Table) {
+            h.removeFirst();
+            for (QStringList &row : rows)
+                row.removeFirst();
+        }
+        if (m_format == Format::Csv && i > 0)
+            h.clear();
+        table(h, rows, m_format == Format::Table ? QList<int>{3, 4, 5, 6, 7} : QList<int>{});
     }
-    table(headers, rows, {3, 4, 5, 6, 7});
     if (m_format == Format::Table)
         QTextStream(stdout) << "\nin* = boundary partition (row-level diff kept); outside = the partition just outside the window\n";
 }

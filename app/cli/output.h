@@ -3,6 +3,7 @@
 
 #include "backfill/engine.h"
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -16,13 +17,15 @@ public:
     explicit Output(Format format) : m_format(format) {}
 
     void status(const backfill::Model &model, const std::vector<backfill::StatusRow> &rows);
-    void review(const backfill::Review &review);
+    // A backfill's review; a cascade's downstream reviews follow it (in JSON, as "cascade").
+    void review(const backfill::Review &review, const std::vector<backfill::Review> &cascade = {});
     void rowDiff(const backfill::RowDiff &diff);
     void run(const backfill::RunOutcome &run);
     void publish(const backfill::PublishOutcome &publish);
     void history(const std::vector<backfill::HistoryRow> &rows);
 
 private:
+    QJsonObject reviewJson(const backfill::Review &review) const;
     // One table: columns, rows; numeric columns are right-aligned in table form.
     void table(const QStringList &headers, const QList<QStringList> &rows, const QList<int> &numeric = {});
     Format m_format;

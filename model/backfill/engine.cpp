@@ -326,10 +326,7 @@ Result<const Model *> Engine::model(const std::string &name) const
 
 Result<std::string> Engine::transformHash(const Model &model) const
 {
-    auto resolved = resolveModelReferences(model.transformSql, scheduledRelations(m_spec));
-    if (!resolved)
-        return resolved.error();
-    return QCryptographicHash::hash(QByteArray::fromStdString(*resolved), QCryptographicHash::Sha256).toHex().toStdString();
+    return transformHashOf(m_spec, model);
 }
 
 Task<Result<std::shared_ptr<Engine::Session>>> Engine::open(const Model *model, CancelTokenPtr cancel)
@@ -891,7 +888,7 @@ Task<Result<PublishOutcome>> replaceWindow(warehouse::Connection &c, const Model
     if (r)
         r = co_await c.query("DELETE FROM reprint.claims WHERE backfill_id = $1", args(std::to_string(plan.id)));
     if (r)
-        r = co_await c.query("DROP TABLE IF EXISTS " + plan.stage);
+        r = co_await c.query("DROP TABLE IF EXISTS " + plan.stage + " CASCADE");
     if (!r)
         co_return r.error();
     co_return out;
@@ -906,28 +903,25 @@ struct Recorded {
     std::map<long long, std::string> states;  // resume: each partition's state as stored
 };
 
-Task<Result<Recorded>> recordAndClaim(warehouse::Connection &c, const ModelSql &sql, const Window &w,
-                                      const std::string &kind, const EngineOptions &opt)
+// Inside the caller's transaction: creates the backfill row, claims the window, records
+// its partitions and creates the stage table. Returns the id, the stage (quoted) and any
+// takeover of an expired claim.
+Task<Result<Recorded>> recordAndClaimIn(warehouse::Connection &c, const ModelSql &sql, const Window &w,
+                                        const std::string &kind, const EngineOptions &opt, long long parentId)
 {
-    auto r = co_await c.execute("BEGIN");
+    const Value parent = parentId > 0 ? Value(std::to_string(parentId)) : Value();
+    auto r = co_await c.query("INSERT INTO reprint.backfills (model, target, kind, window_start, window_end, from_partition, "
+                              "to_partition, transform_hash, parent_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+                              args(w.model->name, w.model->target.display(), kind, w.first().startText(), w.last().endText(),
+                                   w.first().name, w.last().name, sql.transformHash, parent),
+                              oids(0, 0, 0, kTimestamptzOid, kTimestamptzOid));
     if (!r)
         co_return r.error();
-    r = co_await c.query("INSERT INTO reprint.backfills (model, target, kind, window_start, window_end, from_partition, "
-                         "to_partition, transform_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
-                         args(w.model->name, w.model->target.display(), kind, w.first().startText(), w.last().endText(),
-                          w.first().name, w.last().name, sql.transformHash),
-                         oids(0, 0, 0, kTimestamptzOid, kTimestamptzOid));
-    if (!r) {
-        co_await rollback(c);
-        co_return r.error();
-    }
     Recorded rec;
     rec.id = std::stoll(r->last().scalar("0"));
     auto claim = co_await claimWindow(c, rec.id, *w.model, w.first(), w.last(), opt);
-    if (!claim) {
-        co_await rollback(c);
+    if (!claim)
         co_return claim.error();
-    }
     rec.takeover = *claim;
     const std::string stageName = stageTableName(rec.id, *w.model);
     rec.stage = quoteRelation("reprint_staging", stageName);
@@ -948,11 +942,23 @@ Task<Result<Recorded>> recordAndClaim(warehouse::Connection &c, const ModelSql &
         r = co_await c.query("UPDATE reprint.backfills SET status = 'staging', stage_table = $2, updated_at = now() "
                              "WHERE id = $1",
                              args(std::to_string(rec.id), stageName));
-    if (r)
-        r = co_await c.execute("COMMIT");
-    if (!r) {
-        co_await rollback(c);
+    if (!r)
         co_return r.error();
+    co_return rec;
+}
+
+Task<Result<Recorded>> recordAndClaim(warehouse::Connection &c, const ModelSql &sql, const Window &w,
+                                      const std::string &kind, const EngineOptions &opt)
+{
+    auto r = co_await c.execute("BEGIN");
+    if (!r)
+        co_return r.error();
+    auto rec = co_await recordAndClaimIn(c, sql, w, kind, opt, 0);
+    if (rec)
+        r = co_await c.execute("COMMIT");
+    if (!rec || !r) {
+        co_await rollback(c);
+        co_return !rec ? rec.error() : r.error();
     }
     co_return rec;
 }
@@ -1070,103 +1076,97 @@ std::vector<std::string> staleDownstreamOf(const Spec &spec, const Window &w)
 
 } // namespace
 
-Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn progress, CancelTokenPtr cancel)
+namespace {
+
+// One model of a backfill: the model asked for, or a downstream model of a cascade.
+struct Member {
+    const Model *model = nullptr;
+    Window window;
+    ModelSql sql;
+    Recorded rec;
+};
+
+// The downstream models of `root` in dependency order (each after all its upstreams in
+// the set), each with the window mapped onto its own grain: day -> the months that
+// contain those days, and so on.
+std::vector<std::pair<const Model *, Window>> cascadeOf(const Spec &spec, const Window &root)
 {
-    if (!cancel)
-        cancel = std::make_shared<CancelToken>();
-    if (req.retryFailed && req.resumeId <= 0)
-        co_return usage("--retry-failed needs --resume ID", "Name the backfill whose failed partitions to re-stage.");
-    if (req.resumeId > 0) {
-        // A resume takes its model and window from the backfill itself.
-        auto conn = co_await connectTo(m_conninfo, nullptr, cancel);
-        if (!conn)
-            co_return conn.error();
-        auto b = co_await readBackfill(**conn, req.resumeId, false);
-        if (!b)
-            co_return b.error();
-        (*conn)->close();
-        req.model = b->model;
-        req.from = b->from;
-        req.to = b->to;
+    // Every model downstream of the root, transitively.
+    std::set<std::string> downstream;
+    std::deque<std::string> todo{root.model->name};
+    while (!todo.empty()) {
+        const std::string name = todo.front();
+        todo.pop_front();
+        for (const Model *d : spec.dependants(name))
+            if (downstream.insert(d->name).second)
+                todo.push_back(d->name);
     }
-    auto m = model(req.model);
-    if (!m)
-        co_return m.error();
-    auto w = windowOf(**m, req.from, req.to);
-    if (!w)
-        co_return w.error();
-    if (req.parallel < 1)
-        co_return usage("--parallel must be at least 1");
-    const int parallel = std::min({req.parallel, (*m)->maxParallel, static_cast<int>(w->partitions.size())});
-    auto s = co_await open(*m, cancel);
-    if (!s)
-        co_return s.error();
-    auto &c = *(*s)->conn;
-    const ModelSql &sql = (*s)->sql;
-    auto emit = [&](const std::string &phase, long long id, const std::string &message) {
-        if (progress) {
-            BackfillEvent e;
-            e.backfillId = id;
-            e.phase = phase;
-            e.message = message;
-            e.total = static_cast<int>(w->partitions.size());
-            progress(e);
+    // Place each once all its upstreams in the cascade are placed; its window covers the
+    // union of theirs, on its own grain.
+    std::vector<std::pair<const Model *, Window>> out;
+    std::map<std::string, std::pair<QDateTime, QDateTime>> spans{{root.model->name, {root.first().start, root.last().end}}};
+    bool grew = true;
+    while (grew) {
+        grew = false;
+        for (const Model &m : spec.models) {
+            if (!downstream.count(m.name) || spans.count(m.name))
+                continue;
+            bool ready = true;
+            std::optional<std::pair<QDateTime, QDateTime>> span;
+            for (const std::string &up : m.dependsOn) {
+                if (up != root.model->name && !downstream.count(up))
+                    continue;  // an external relation, or a model outside the cascade
+                auto it = spans.find(up);
+                if (it == spans.end()) {
+                    ready = false;
+                    break;
+                }
+                span = span ? std::make_pair(std::min(span->first, it->second.first), std::max(span->second, it->second.second))
+                            : it->second;
+            }
+            if (!ready || !span)
+                continue;
+            Window w;
+            w.model = &m;
+            w.scheme = m.scheme();
+            const Partition a = w.scheme.containing(span->first);
+            const Partition b = w.scheme.containing(span->second.addSecs(-1));
+            w.partitions = w.scheme.range(a, b);
+            w.before = w.scheme.previous(a);
+            w.after = w.scheme.next(b);
+            spans[m.name] = {a.start, b.end};
+            out.emplace_back(&m, std::move(w));
+            grew = true;
         }
-    };
-
-    emit("claiming", req.resumeId, "claiming " + windowText(w->first(), w->last()) + " of " + (*m)->name);
-    Result<Recorded> rec;
-    if (req.resumeId > 0)
-        rec = co_await resumeClaim(c, req.resumeId, sql, *w, m_options);
-    else
-        rec = co_await recordAndClaim(c, sql, *w, "backfill", m_options);
-    if (!rec)
-        co_return rec.error();
-    BackfillOutcome outcome;
-    outcome.id = rec->id;
-    outcome.takeover = rec->takeover;
-    if (!rec->takeover.empty())
-        emit("claiming", rec->id, rec->takeover);
-
-    auto run = std::make_shared<StageRun>();
-    run->conninfo = m_conninfo;
-    run->model = *m;
-    run->sql = &sql;
-    run->id = rec->id;
-    run->stage = rec->stage;
-    run->cancel = cancel;
-    run->progress = progress;
-    run->total = static_cast<int>(w->partitions.size());
-    // Boundary partitions first: they are the likeliest to be wrong, so their review is
-    // ready earliest.
-    // A resume re-stages what is not staged (or, with retryFailed, only what failed).
-    auto wanted = [&](const Partition &p) {
-        if (req.resumeId <= 0)
-            return true;
-        auto it = rec->states.find(epoch(p));
-        const std::string state = it == rec->states.end() ? "queued" : it->second;
-        return req.retryFailed ? state == "failed" : state != "staged";
-    };
-    std::vector<std::pair<Partition, bool>> order;
-    order.emplace_back(w->first(), true);
-    if (w->partitions.size() > 1)
-        order.emplace_back(w->last(), true);
-    for (std::size_t i = 1; i + 1 < w->partitions.size(); ++i)
-        order.emplace_back(w->partitions[i], false);
-    for (const auto &item : order) {
-        if (wanted(item.first))
-            run->queue.push_back(item);
-        else
-            ++run->done;
     }
+    return out;
+}
 
-    emit("staging", rec->id, "staging " + std::to_string(w->partitions.size()) + " partition(s) over "
-                                 + std::to_string(parallel) + " connection(s)");
+// Stages the queued partitions of `member` over `parallel` connections, keeping its
+// claim's lease alive meanwhile. On a cancel or a failure the backfill is marked failed
+// (resumable) and the error says what to do.
+Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::string &conninfo, const EngineOptions &opt,
+                         std::deque<std::pair<Partition, bool>> queue, int alreadyDone, int parallel, ProgressFn progress,
+                         CancelTokenPtr cancel)
+{
+    auto run = std::make_shared<StageRun>();
+    run->conninfo = conninfo;
+    run->model = member.model;
+    run->sql = &member.sql;
+    run->id = member.rec.id;
+    run->stage = member.rec.stage;
+    run->cancel = cancel;
+    run->progress = std::move(progress);
+    run->total = static_cast<int>(member.window.partitions.size());
+    run->done = alreadyDone;
+    run->queue = std::move(queue);
+    parallel = std::max(1, std::min(parallel, static_cast<int>(run->queue.size())));
+
     auto executor = co_await asio::this_coro::executor;
     auto stop = std::make_shared<bool>(false);
     auto hbTimer = std::make_shared<asio::steady_timer>(executor);
     auto hbGroup = std::make_shared<JoinGroup>(executor);
-    spawnJoined(hbGroup, heartbeat(m_conninfo, rec->id, m_options, stop, hbTimer));
+    spawnJoined(hbGroup, heartbeat(conninfo, member.rec.id, opt, stop, hbTimer));
     auto workers = std::make_shared<JoinGroup>(executor);
     for (int i = 0; i < parallel; ++i)
         spawnJoined(workers, stageWorker(run));
@@ -1175,41 +1175,51 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
     hbTimer->cancel();
     co_await joinAll(hbGroup);
 
+    const std::string id = std::to_string(member.rec.id);
     if (cancel->isCancelled()) {
         // Read back what was staged: a cancel may have arrived after a partition finished.
         auto staged = co_await c.query("SELECT count(*) FILTER (WHERE state = 'staged'), count(*) "
                                        "FROM reprint.backfill_partitions WHERE backfill_id = $1",
-                                       args(std::to_string(rec->id)));
+                                       args(id));
         const std::string counts = staged ? *staged->last().rows[0][0] + " of " + *staged->last().rows[0][1] : "some";
-        co_await markFailed(c, rec->id, "cancelled after " + counts + " partitions were staged");
+        co_await markFailed(c, member.rec.id, "cancelled after " + counts + " partitions were staged");
         co_return Error::make(ErrorKind::Cancelled,
-                              "backfill " + std::to_string(rec->id) + " was cancelled after " + counts
-                                  + " partitions were staged; nothing was published",
-                              "Its staged partitions are kept: finish it with `reprint backfill --resume "
-                                  + std::to_string(rec->id) + "`, or free the window with `reprint abandon "
-                                  + std::to_string(rec->id) + "`.");
+                              "backfill " + id + " was cancelled after " + counts + " partitions were staged; nothing was published",
+                              "Its staged partitions are kept: finish it with `reprint backfill --resume " + id
+                                  + "`, or free the window with `reprint abandon " + id + "`.");
     }
     if (run->firstFailure) {
         Error e = *run->firstFailure;
         const std::string where = run->firstFailurePartition.empty() ? "" : "partition " + run->firstFailurePartition + ": ";
-        co_await markFailed(c, rec->id, where + e.toSentence());
-        e.message = "backfill " + std::to_string(rec->id) + " failed: " + where + e.message;
-        e.hint += std::string(e.hint.empty() ? "" : " ") + "Once fixed, `reprint backfill --resume " + std::to_string(rec->id)
+        co_await markFailed(c, member.rec.id, where + e.toSentence());
+        e.message = "backfill " + id + " (" + member.model->name + ") failed: " + where + e.message;
+        e.hint += std::string(e.hint.empty() ? "" : " ") + "Once fixed, `reprint backfill --resume " + id
                   + " --retry-failed` re-stages only the failed partitions.";
         co_return e;
     }
+    co_return warehouse::ok();
+}
 
-    emit("validating", rec->id, "validating " + windowText(w->first(), w->last()));
-    auto oldTotals = co_await readTotals(c, sql, sql.target, w->before, w->after);
+// Validates a staged member against its target and its checks, and stores the review
+// (totals, check values, boundary row diffs, verdict) in one transaction. The claim then
+// waits for review as long as it takes.
+Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member, const EngineOptions &opt)
+{
+    const Window &w = member.window;
+    const ModelSql &sql = member.sql;
+    auto tz = co_await c.query("SELECT set_config('TimeZone', $1, false)", args(member.model->timezone));
+    if (!tz)
+        co_return tz.error();
+    auto oldTotals = co_await readTotals(c, sql, sql.target, w.before, w.after);
     if (!oldTotals)
         co_return oldTotals.error();
-    auto newTotals = co_await readTotals(c, sql, rec->stage, w->first(), w->last());
+    auto newTotals = co_await readTotals(c, sql, member.rec.stage, w.first(), w.last());
     if (!newTotals)
         co_return newTotals.error();
-    auto checks = co_await readChecks(c, sql, w->before, w->after);
+    auto checks = co_await readChecks(c, sql, w.before, w.after);
     if (!checks)
         co_return checks.error();
-    Validation v = validate(*w, *oldTotals, *newTotals, *checks);
+    Validation v = validate(w, *oldTotals, *newTotals, *checks);
 
     std::vector<Value> starts, names, inScope, boundary, measures, olds, news, sources, verdicts;
     for (const PartitionReview &p : v.partitions)
@@ -1231,7 +1241,7 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
             cvNames.emplace_back(check);
             cvValues.push_back(value);
         }
-    const std::string id = std::to_string(rec->id);
+    const std::string id = std::to_string(member.rec.id);
     auto r = co_await c.execute("BEGIN");
     if (r)
         r = co_await c.query("DELETE FROM reprint.partition_totals WHERE backfill_id = $1", args(id));
@@ -1243,8 +1253,8 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
                              "$3::text[], $4::boolean[], $5::boolean[], $6::text[], $7::numeric[], $8::numeric[], "
                              "$9::numeric[], $10::text[])",
                              args(id, arrayLiteral(starts), arrayLiteral(names), arrayLiteral(inScope), arrayLiteral(boundary),
-                              arrayLiteral(measures), arrayLiteral(olds), arrayLiteral(news), arrayLiteral(sources),
-                              arrayLiteral(verdicts)));
+                                  arrayLiteral(measures), arrayLiteral(olds), arrayLiteral(news), arrayLiteral(sources),
+                                  arrayLiteral(verdicts)));
     if (r)
         r = co_await c.query("INSERT INTO reprint.check_values (backfill_id, partition_start, check_name, value) "
                              "SELECT $1, * FROM unnest($2::timestamptz[], $3::text[], $4::numeric[])",
@@ -1253,10 +1263,10 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
         co_await rollback(c);
         co_return r.error();
     }
-    for (const Partition *p : {&w->first(), &w->last()}) {
-        if (p == &w->last() && w->partitions.size() == 1)
+    for (const Partition *p : {&w.first(), &w.last()}) {
+        if (p == &w.last() && w.partitions.size() == 1)
             break;
-        auto d = co_await computeRowDiff(c, sql, rec->id, *p, rec->stage, m_options.sampleRows);
+        auto d = co_await computeRowDiff(c, sql, member.rec.id, *p, member.rec.stage, opt.sampleRows);
         if (!d) {
             co_await rollback(c);
             co_return d.error();
@@ -1267,10 +1277,8 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
     r = co_await c.query("UPDATE reprint.backfills SET status = 'staged', validation = $2, validation_message = $3, "
                          "staged_at = now(), validated_at = now(), updated_at = now() WHERE id = $1",
                          args(id, verdictText, messageValue));
-    // Staged data waits for review as long as it takes: the claim no longer lapses.
     if (r)
-        r = co_await c.query("UPDATE reprint.claims SET lease_expires = 'infinity', heartbeat_at = now() "
-                             "WHERE backfill_id = $1",
+        r = co_await c.query("UPDATE reprint.claims SET lease_expires = 'infinity', heartbeat_at = now() WHERE backfill_id = $1",
                              args(id));
     if (r)
         r = co_await c.execute("COMMIT");
@@ -1278,13 +1286,194 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
         co_await rollback(c);
         co_return r.error();
     }
-    outcome.validationPassed = v.passed;
-    outcome.staleDownstream = staleDownstreamOf(m_spec, *w);
-    auto review = co_await this->review(rec->id);
+    co_return v;
+}
+
+// The relation that stands for `member`'s model while its downstream models stage in a
+// cascade: the staged rows inside the window, the target outside it. The window is read
+// from the backfill row, so no value is written into SQL text.
+std::string cascadeViewSql(const Member &member, const std::string &view)
+{
+    const std::string id = std::to_string(member.rec.id);
+    const ModelSql &sql = member.sql;
+    return "CREATE VIEW " + view + " AS SELECT " + sql.columnList + " FROM " + member.rec.stage + " UNION ALL SELECT "
+           + sql.columnList + " FROM " + sql.target + " AS t WHERE NOT (t." + sql.column
+           + " >= (SELECT window_start FROM reprint.backfills WHERE id = " + id + ") AND t." + sql.column
+           + " < (SELECT window_end FROM reprint.backfills WHERE id = " + id + "))";
+}
+
+} // namespace
+
+Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn progress, CancelTokenPtr cancel)
+{
+    if (!cancel)
+        cancel = std::make_shared<CancelToken>();
+    if (req.retryFailed && req.resumeId <= 0)
+        co_return usage("--retry-failed needs --resume ID", "Name the backfill whose failed partitions to re-stage.");
+    if (req.resumeId > 0 && req.cascade)
+        co_return usage("--cascade cannot be combined with --resume", "Resume the cascade's backfills one by one.");
+    if (req.resumeId > 0) {
+        // A resume takes its model and window from the backfill itself.
+        auto conn = co_await connectTo(m_conninfo, nullptr, cancel);
+        if (!conn)
+            co_return conn.error();
+        auto b = co_await readBackfill(**conn, req.resumeId, false);
+        if (!b)
+            co_return b.error();
+        (*conn)->close();
+        req.model = b->model;
+        req.from = b->from;
+        req.to = b->to;
+    }
+    auto m = model(req.model);
+    if (!m)
+        co_return m.error();
+    auto w = windowOf(**m, req.from, req.to);
+    if (!w)
+        co_return w.error();
+    if (req.parallel < 1)
+        co_return usage("--parallel must be at least 1");
+    auto s = co_await open(*m, cancel);
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    auto emit = [&](const std::string &phase, long long id, const std::string &message) {
+        if (progress) {
+            BackfillEvent e;
+            e.backfillId = id;
+            e.phase = phase;
+            e.message = message;
+            e.total = static_cast<int>(w->partitions.size());
+            progress(e);
+        }
+    };
+
+    std::vector<Member> members(1);
+    members[0].model = *m;
+    members[0].window = *w;
+    members[0].sql = (*s)->sql;
+    if (req.cascade)
+        for (auto &[dm, dw] : cascadeOf(m_spec, *w)) {
+            Member d;
+            d.model = dm;
+            d.window = dw;
+            auto dsql = co_await describeModel(c, m_spec, *dm);
+            if (!dsql)
+                co_return dsql.error();
+            d.sql = std::move(*dsql);
+            members.push_back(std::move(d));
+        }
+
+    emit("claiming", req.resumeId, "claiming " + windowText(w->first(), w->last()) + " of " + (*m)->name
+                                       + (members.size() > 1 ? " and " + std::to_string(members.size() - 1) + " downstream model(s)" : ""));
+    if (req.resumeId > 0) {
+        auto rec = co_await resumeClaim(c, req.resumeId, members[0].sql, *w, m_options);
+        if (!rec)
+            co_return rec.error();
+        members[0].rec = std::move(*rec);
+    } else {
+        // Every member is recorded and claimed in one transaction: all or none.
+        auto r = co_await c.execute("BEGIN");
+        if (!r)
+            co_return r.error();
+        for (Member &mem : members) {
+            auto rec = co_await recordAndClaimIn(c, mem.sql, mem.window, "backfill", m_options, members[0].rec.id);
+            if (!rec) {
+                co_await rollback(c);
+                co_return rec.error();
+            }
+            mem.rec = std::move(*rec);
+        }
+        // Downstream models read their upstreams through views of the staged rows.
+        std::map<std::string, std::string> views;
+        for (std::size_t i = 0; i + 1 < members.size() && r; ++i) {
+            const std::string view = quoteRelation("reprint_staging", stageTableName(members[i].rec.id, *members[i].model) + "_cascade");
+            r = co_await c.query(cascadeViewSql(members[i], view));
+            views[members[i].model->name] = view;
+        }
+        if (r)
+            r = co_await c.execute("COMMIT");
+        if (!r) {
+            co_await rollback(c);
+            co_return r.error();
+        }
+        for (std::size_t i = 1; i < members.size(); ++i) {
+            auto dsql = co_await describeModel(c, m_spec, *members[i].model, views);
+            if (!dsql)
+                co_return dsql.error();
+            members[i].sql = std::move(*dsql);
+        }
+    }
+    BackfillOutcome outcome;
+    outcome.id = members[0].rec.id;
+    outcome.takeover = members[0].rec.takeover;
+    if (!outcome.takeover.empty())
+        emit("claiming", outcome.id, outcome.takeover);
+
+    for (Member &mem : members) {
+        // Boundary partitions first: they are the likeliest to be wrong, so their review is
+        // ready earliest. A resume re-stages what is not staged (or only what failed).
+        auto wanted = [&](const Partition &p) {
+            if (req.resumeId <= 0)
+                return true;
+            auto it = mem.rec.states.find(epoch(p));
+            const std::string state = it == mem.rec.states.end() ? "queued" : it->second;
+            return req.retryFailed ? state == "failed" : state != "staged";
+        };
+        const Window &mw = mem.window;
+        std::vector<std::pair<Partition, bool>> order;
+        order.emplace_back(mw.first(), true);
+        if (mw.partitions.size() > 1)
+            order.emplace_back(mw.last(), true);
+        for (std::size_t i = 1; i + 1 < mw.partitions.size(); ++i)
+            order.emplace_back(mw.partitions[i], false);
+        std::deque<std::pair<Partition, bool>> queue;
+        int done = 0;
+        for (const auto &item : order) {
+            if (wanted(item.first))
+                queue.push_back(item);
+            else
+                ++done;
+        }
+        const int parallel = std::min(req.parallel, mem.model->maxParallel);
+        emit("staging", mem.rec.id, "staging " + std::to_string(queue.size()) + " partition(s) of " + mem.model->name + " over "
+                                        + std::to_string(std::max(1, std::min<int>(parallel, static_cast<int>(queue.size()))))
+                                        + " connection(s)");
+        auto staged = co_await stageMember(c, mem, m_conninfo, m_options, std::move(queue), done, parallel, progress, cancel);
+        if (!staged) {
+            for (Member &other : members)
+                if (other.rec.id != mem.rec.id)
+                    co_await markFailed(c, other.rec.id, "a model of its cascade failed to stage: " + mem.model->name);
+            co_return staged.error();
+        }
+    }
+
+    bool passed = true;
+    std::string message;
+    for (Member &mem : members) {
+        emit("validating", mem.rec.id, "validating " + windowText(mem.window.first(), mem.window.last()) + " of " + mem.model->name);
+        auto v = co_await validateMember(c, mem, m_options);
+        if (!v)
+            co_return v.error();
+        if (!v->passed) {
+            passed = false;
+            message += (message.empty() ? "" : " ") + (members.size() > 1 ? mem.model->name + ": " : std::string()) + v->message;
+        }
+    }
+    outcome.validationPassed = passed;
+    if (!req.cascade)
+        outcome.staleDownstream = staleDownstreamOf(m_spec, *w);
+    auto review = co_await this->review(outcome.id);
     if (!review)
         co_return review.error();
     outcome.review = std::move(*review);
-    emit("done", rec->id, v.passed ? "validation passed" : "validation failed: " + v.message);
+    for (std::size_t i = 1; i < members.size(); ++i) {
+        auto child = co_await this->review(members[i].rec.id);
+        if (!child)
+            co_return child.error();
+        outcome.cascade.push_back(std::move(*child));
+    }
+    emit("done", outcome.id, passed ? "validation passed" : "validation failed: " + message);
     co_return outcome;
 }
 
@@ -1462,29 +1651,121 @@ Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
                                       m_options.sampleRows);
 }
 
+namespace {
+
+// Inside the publish transaction: checks that backfill `id` may be published exactly as
+// validated (status, validation or override, four eyes, claim, transform hash, target
+// and source drift), then replaces its window.
+Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec &spec, const Model &m, const Window &w,
+                                           const BackfillRow &b, const PublishRequest &req)
+{
+    const std::string id = std::to_string(b.id);
+    if (b.status == "published")
+        co_return conflict("backfill " + id + " is already published; nothing was changed", "`reprint history` shows when and by whom.");
+    if (b.status == "undone" || b.status == "abandoned")
+        co_return conflict("backfill " + id + " was " + b.status + " and cannot be published", "Run a new backfill of the window.");
+    if (b.status != "staged") {
+        const std::string next = b.status == "failed" ? "Resume it (`reprint backfill --resume " + id + "`) or abandon it."
+                                                      : "Wait until it has staged and validated.";
+        co_return conflict("backfill " + id + " is " + b.status + ", not staged: there is nothing validated to publish", next);
+    }
+    if (b.validation != "passed" && req.overrideReason.empty())
+        co_return Error::make(ErrorKind::Validation, "backfill " + id + " (" + m.name + ") failed validation: " + b.validationMessage,
+                              "Nothing was published. To publish anyway, give a reason with --override REASON.");
+    if (m.approval == Approval::FourEyes) {
+        auto who = co_await c.query("SELECT current_user::text");
+        if (!who)
+            co_return who.error();
+        if (who->last().scalar() == b.operatorName)
+            co_return Error::make(ErrorKind::Permission,
+                                  "model " + m.name + " needs four eyes: the approver must not be the operator (" + b.operatorName + ")",
+                                  "Ask another database user to publish backfill " + id + ".");
+    }
+    auto claim = co_await c.query("SELECT holder FROM reprint.claims WHERE backfill_id = $1", args(id));
+    if (!claim)
+        co_return claim.error();
+    if (claim->last().rows.empty())
+        co_return conflict("backfill " + id + " no longer holds its claim on the window", "Its lease was taken over; run the backfill again.");
+    auto tz = co_await c.query("SELECT set_config('TimeZone', $1, true)", args(m.timezone));
+    if (!tz)
+        co_return tz.error();
+    auto described = co_await describeModel(c, spec, m);
+    if (!described)
+        co_return described.error();
+    const ModelSql &sql = *described;
+    // The drift guard: what is published must be exactly what was validated.
+    if (sql.transformHash != b.transformHash)
+        co_return conflict("the transform of " + m.name + " changed since backfill " + id + " was validated",
+                           "Run the backfill again so that the review matches the code that runs.");
+    auto now = co_await readTotals(c, sql, sql.target, w.first(), w.last());
+    if (!now)
+        co_return now.error();
+    auto stored = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, partition, measure, old::text "
+                                   "FROM reprint.partition_totals WHERE backfill_id = $1 AND in_scope",
+                                   args(id));
+    if (!stored)
+        co_return stored.error();
+    for (const auto &row : stored->last().rows) {
+        const Value current = totalOf(*now, std::stoll(*row[0]), measureIndex(m, *row[2]));
+        if (!agrees(current, row[3], 0))
+            co_return conflict("the target changed since validation: " + m.name + " " + *row[1] + " " + *row[2] + " was "
+                                   + row[3].value_or("NULL") + ", now " + current.value_or("NULL") + "; nothing was published",
+                               "Something wrote the window after backfill " + id
+                                   + " was validated. Abandon it and run the backfill again to re-validate.");
+    }
+    auto checksNow = co_await readChecks(c, sql, w.before, w.after);
+    if (!checksNow)
+        co_return checksNow.error();
+    auto storedChecks = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, check_name, value::text "
+                                         "FROM reprint.check_values WHERE backfill_id = $1",
+                                         args(id));
+    if (!storedChecks)
+        co_return storedChecks.error();
+    for (const auto &row : storedChecks->last().rows) {
+        const Value current = checkOf(*checksNow, *row[1], std::stoll(*row[0]));
+        if (!agrees(current, row[2], 0))
+            co_return conflict("the source changed since validation: check '" + *row[1] + "' of " + m.name + " was "
+                                   + row[2].value_or("NULL") + ", now " + current.value_or("NULL"),
+                               "Abandon backfill " + id + " and run it again to re-validate against the new source.");
+    }
+    PublishPlan plan;
+    plan.id = b.id;
+    plan.window = &w;
+    plan.stage = quoteRelation("reprint_staging", b.stageTable);
+    plan.archiveName = ("b" + id + "_" + m.name).substr(0, 63);
+    plan.note = req.note;
+    plan.overrideReason = req.overrideReason;
+    plan.auditAction = "publish";
+    co_return co_await replaceWindow(c, sql, plan);
+}
+
+} // namespace
+
 Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr cancel)
 {
     if (req.note.empty())
         co_return usage("publishing needs an approval note", "Pass --approve \"why this is right\".");
-    auto conn = co_await connectTo(m_conninfo, nullptr, cancel);
-    if (!conn)
-        co_return conn.error();
-    auto first = co_await readBackfill(**conn, req.id, false);
-    if (!first)
-        co_return first.error();
-    (*conn)->close();
-    auto m = model(first->model);
-    if (!m)
-        co_return m.error();
-    auto w = windowOf(**m, first->from, first->to);
-    if (!w)
-        co_return w.error();
-    auto s = co_await open(*m, cancel);
+    auto s = co_await open(nullptr, cancel);
     if (!s)
         co_return s.error();
     auto &c = *(*s)->conn;
-    const ModelSql &sql = (*s)->sql;
     const std::string id = std::to_string(req.id);
+    auto first = co_await readBackfill(c, req.id, false);
+    if (!first)
+        co_return first.error();
+    auto parent = co_await c.query("SELECT coalesce(parent_id::text, '') FROM reprint.backfills WHERE id = $1", args(id));
+    if (!parent)
+        co_return parent.error();
+    if (!parent->last().scalar().empty())
+        co_return usage("backfill " + id + " is part of the cascade of backfill " + parent->last().scalar(),
+                        "Publish the cascade as a whole: `reprint publish " + parent->last().scalar() + " --approve NOTE`.");
+    // The backfill and, for a cascade, its downstream backfills: one transaction for all.
+    auto children = co_await c.query("SELECT id::text FROM reprint.backfills WHERE parent_id = $1 ORDER BY id", args(id));
+    if (!children)
+        co_return children.error();
+    std::vector<long long> ids{req.id};
+    for (const auto &row : children->last().rows)
+        ids.push_back(std::stoll(*row[0]));
 
     auto fail = [&](Error e) -> Task<Result<PublishOutcome>> {
         co_await rollback(c);
@@ -1492,94 +1773,31 @@ Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr 
     };
     auto r = co_await c.execute("BEGIN");
     if (r)
-        r = co_await c.query("SELECT set_config('lock_timeout', $1, true), "
-                             "pg_advisory_xact_lock(hashtext('reprint.publish'), hashtext($2))",
-                             args(std::to_string(m_options.lockTimeoutMs) + "ms", (*m)->name));
+        r = co_await c.query("SELECT set_config('lock_timeout', $1, true)", args(std::to_string(m_options.lockTimeoutMs) + "ms"));
     if (!r)
         co_return co_await fail(r.error());
-    auto b = co_await readBackfill(c, req.id, true);
-    if (!b)
-        co_return co_await fail(b.error());
-    if (b->status == "published")
-        co_return co_await fail(conflict("backfill " + id + " is already published; nothing was changed",
-                                         "`reprint history` shows when and by whom."));
-    if (b->status == "undone" || b->status == "abandoned")
-        co_return co_await fail(conflict("backfill " + id + " was " + b->status + " and cannot be published",
-                                         "Run a new backfill of the window."));
-    if (b->status != "staged") {
-        const std::string next = b->status == "failed" ? "Abandon it (`reprint abandon " + id + "`) and run the backfill again."
-                                                       : "Wait until it has staged and validated.";
-        co_return co_await fail(conflict("backfill " + id + " is " + b->status + ", not staged: there is nothing validated to publish", next));
+    PublishOutcome total;
+    total.id = req.id;
+    for (long long memberId : ids) {
+        auto b = co_await readBackfill(c, memberId, true);
+        if (!b)
+            co_return co_await fail(b.error());
+        auto m = model(b->model);
+        if (!m)
+            co_return co_await fail(m.error());
+        auto w = windowOf(**m, b->from, b->to);
+        if (!w)
+            co_return co_await fail(w.error());
+        auto locked = co_await c.query("SELECT pg_advisory_xact_lock(hashtext('reprint.publish'), hashtext($1))", args((*m)->name));
+        if (!locked)
+            co_return co_await fail(locked.error());
+        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req);
+        if (!out)
+            co_return co_await fail(out.error());
+        total.rowsReplaced += out->rowsReplaced;
+        total.rowsInserted += out->rowsInserted;
+        total.approver = out->approver;
     }
-    if (b->validation != "passed" && req.overrideReason.empty())
-        co_return co_await fail(Error::make(ErrorKind::Validation,
-                                            "backfill " + id + " failed validation: " + b->validationMessage,
-                                            "Nothing was published. To publish anyway, give a reason with --override REASON."));
-    if ((*m)->approval == Approval::FourEyes) {
-        auto who = co_await c.query("SELECT current_user::text");
-        if (!who)
-            co_return co_await fail(who.error());
-        if (who->last().scalar() == b->operatorName)
-            co_return co_await fail(Error::make(ErrorKind::Permission,
-                                                "model " + (*m)->name + " needs four eyes: the approver must not be the operator ("
-                                                    + b->operatorName + ")",
-                                                "Ask another database user to publish backfill " + id + "."));
-    }
-    auto claim = co_await c.query("SELECT holder FROM reprint.claims WHERE backfill_id = $1", args(id));
-    if (!claim)
-        co_return co_await fail(claim.error());
-    if (claim->last().rows.empty())
-        co_return co_await fail(conflict("backfill " + id + " no longer holds its claim on the window",
-                                         "Its lease was taken over; run the backfill again."));
-    // The drift guard: what is published must be exactly what was validated.
-    if (sql.transformHash != b->transformHash)
-        co_return co_await fail(conflict("the transform of " + (*m)->name + " changed since backfill " + id + " was validated",
-                                         "Run the backfill again so that the review matches the code that runs."));
-    auto now = co_await readTotals(c, sql, sql.target, w->first(), w->last());
-    if (!now)
-        co_return co_await fail(now.error());
-    auto stored = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, partition, measure, old::text "
-                                   "FROM reprint.partition_totals WHERE backfill_id = $1 AND in_scope",
-                                   args(id));
-    if (!stored)
-        co_return co_await fail(stored.error());
-    for (const auto &row : stored->last().rows) {
-        const Value current = totalOf(*now, std::stoll(*row[0]), measureIndex(**m, *row[2]));
-        if (!agrees(current, row[3], 0))
-            co_return co_await fail(conflict("the target changed since validation: " + *row[1] + " " + *row[2] + " was "
-                                                 + row[3].value_or("NULL") + ", now " + current.value_or("NULL")
-                                                 + "; nothing was published",
-                                             "Something wrote the window after backfill " + id
-                                                 + " was validated. Abandon it and run the backfill again to re-validate."));
-    }
-    auto checksNow = co_await readChecks(c, sql, w->before, w->after);
-    if (!checksNow)
-        co_return co_await fail(checksNow.error());
-    auto storedChecks = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, check_name, value::text "
-                                         "FROM reprint.check_values WHERE backfill_id = $1",
-                                         args(id));
-    if (!storedChecks)
-        co_return co_await fail(storedChecks.error());
-    for (const auto &row : storedChecks->last().rows) {
-        const Value current = checkOf(*checksNow, *row[1], std::stoll(*row[0]));
-        if (!agrees(current, row[2], 0))
-            co_return co_await fail(conflict("the source changed since validation: check '" + *row[1] + "' was "
-                                                 + row[2].value_or("NULL") + ", now " + current.value_or("NULL"),
-                                             "Abandon backfill " + id + " and run it again to re-validate against the new source."));
-    }
-
-    PublishPlan plan;
-    plan.id = req.id;
-    plan.window = &*w;
-    plan.stage = quoteRelation("reprint_staging", b->stageTable);
-    plan.archiveName = "b" + id + "_" + (*m)->name;
-    plan.archiveName = plan.archiveName.substr(0, 63);
-    plan.note = req.note;
-    plan.overrideReason = req.overrideReason;
-    plan.auditAction = "publish";
-    auto out = co_await replaceWindow(c, sql, plan);
-    if (!out)
-        co_return co_await fail(out.error());
     auto committed = co_await c.execute("COMMIT");
     if (!committed) {
         // The commit's outcome is unknown when the connection dropped: read it back.
@@ -1587,11 +1805,11 @@ Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr 
         if (again) {
             auto st = co_await readBackfill(**again, req.id, false);
             if (st && st->status == "published")
-                co_return *out;
+                co_return total;
         }
         co_return committed.error();
     }
-    co_return *out;
+    co_return total;
 }
 
 Task<Status> Engine::abandon(long long id)
@@ -1600,48 +1818,53 @@ Task<Status> Engine::abandon(long long id)
     if (!s)
         co_return s.error();
     auto &c = *(*s)->conn;
-    const std::string ids = std::to_string(id);
+    auto fail = [&](Error e) -> Task<Status> {
+        co_await rollback(c);
+        co_return e;
+    };
     auto r = co_await c.execute("BEGIN");
     if (!r)
         co_return r.error();
-    auto b = co_await readBackfill(c, id, true);
-    if (!b) {
-        co_await rollback(c);
-        co_return b.error();
-    }
-    if (b->status == "published" || b->status == "undone" || b->status == "abandoned") {
-        co_await rollback(c);
-        co_return conflict("backfill " + ids + " is " + b->status + "; only unpublished backfills can be abandoned",
-                           b->status == "published" ? "Use `reprint undo " + ids + "` to restore the replaced rows." : "");
-    }
-    if (b->status == "staging" || b->status == "planned") {
-        auto live = co_await c.query("SELECT holder, lease_expires::text FROM reprint.claims WHERE backfill_id = $1 "
-                                     "AND lease_expires >= now()",
-                                     args(ids));
-        if (!live) {
-            co_await rollback(c);
-            co_return live.error();
+    // A cascade is abandoned as a whole: the backfill and its downstream backfills.
+    auto children = co_await c.query("SELECT id FROM reprint.backfills WHERE parent_id = $1 ORDER BY id", args(std::to_string(id)));
+    if (!children)
+        co_return co_await fail(children.error());
+    std::vector<long long> members{id};
+    for (const auto &row : children->last().rows)
+        members.push_back(std::stoll(*row[0]));
+    for (long long memberId : members) {
+        const std::string ids = std::to_string(memberId);
+        auto b = co_await readBackfill(c, memberId, true);
+        if (!b)
+            co_return co_await fail(b.error());
+        if (b->status == "published" || b->status == "undone" || b->status == "abandoned") {
+            const std::string hint = b->status == "published" ? "Use `reprint undo " + ids + "` to restore the replaced rows." : "";
+            co_return co_await fail(conflict("backfill " + ids + " is " + b->status + "; only unpublished backfills can be abandoned", hint));
         }
-        if (!live->last().rows.empty()) {
-            co_await rollback(c);
-            co_return conflict("backfill " + ids + " is still staging in " + *live->last().rows[0][0],
-                               "Cancel it there, or wait until its lease expires at " + *live->last().rows[0][1] + ".");
+        if (b->status == "staging" || b->status == "planned") {
+            auto live = co_await c.query("SELECT holder, lease_expires::text FROM reprint.claims WHERE backfill_id = $1 "
+                                         "AND lease_expires >= now()",
+                                         args(ids));
+            if (!live)
+                co_return co_await fail(live.error());
+            if (!live->last().rows.empty())
+                co_return co_await fail(conflict("backfill " + ids + " is still staging in " + *live->last().rows[0][0],
+                                                 "Cancel it there, or wait until its lease expires at " + *live->last().rows[0][1] + "."));
         }
+        if (!b->stageTable.empty())
+            r = co_await c.query("DROP TABLE IF EXISTS " + quoteRelation("reprint_staging", b->stageTable) + " CASCADE");
+        if (r)
+            r = co_await c.query("UPDATE reprint.backfills SET status = 'abandoned', updated_at = now() WHERE id = $1", args(ids));
+        if (r)
+            r = co_await c.query("DELETE FROM reprint.claims WHERE backfill_id = $1", args(ids));
+        if (r)
+            r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action) VALUES ($1, 'abandon')", args(ids));
+        if (!r)
+            co_return co_await fail(r.error());
     }
-    if (!b->stageTable.empty())
-        r = co_await c.query("DROP TABLE IF EXISTS " + quoteRelation("reprint_staging", b->stageTable));
-    if (r)
-        r = co_await c.query("UPDATE reprint.backfills SET status = 'abandoned', updated_at = now() WHERE id = $1", args(ids));
-    if (r)
-        r = co_await c.query("DELETE FROM reprint.claims WHERE backfill_id = $1", args(ids));
-    if (r)
-        r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action) VALUES ($1, 'abandon')", args(ids));
-    if (r)
-        r = co_await c.execute("COMMIT");
-    if (!r) {
-        co_await rollback(c);
-        co_return r.error();
-    }
+    r = co_await c.execute("COMMIT");
+    if (!r)
+        co_return co_await fail(r.error());
     co_return warehouse::ok();
 }
 

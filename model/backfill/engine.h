@@ -93,6 +93,7 @@ struct BackfillOutcome {
     bool validationPassed = false;
     std::string takeover;       // non-empty when an expired claim was taken over: says whose
     std::vector<std::string> staleDownstream; // "model partition" made stale by this backfill
+    std::vector<Review> cascade;              // one per downstream model, in dependency order
 };
 
 struct RunOutcome {

@@ -154,7 +154,8 @@ std::string ModelSql::rowDiff(const std::string &stage) const
     return sql;
 }
 
-Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &spec, const Model &model)
+Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &spec, const Model &model,
+                                     std::map<std::string, std::string> overrides)
 {
     ModelSql out;
     out.model = &model;
@@ -193,12 +194,20 @@ Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &sp
                                 "Columns are: " + join(out.columns, ", ") + ".");
 
     const auto relations = scheduledRelations(spec);
-    auto transform = bindBounds(model.transformSql, relations, model.transformFile);
-    if (!transform)
-        co_return transform.error();
-    out.transform = *transform;
-    out.transformHash =
-        QCryptographicHash::hash(QByteArray::fromStdString(out.transform), QCryptographicHash::Sha256).toHex().toStdString();
+    auto scheduled = bindBounds(model.transformSql, relations, model.transformFile);
+    if (!scheduled)
+        co_return scheduled.error();
+    out.transformHash = *transformHashOf(spec, model);
+    out.transform = *scheduled;
+    if (!overrides.empty()) {
+        auto staging = relations;
+        for (const auto &[name, relation] : overrides)
+            staging[name] = relation;
+        auto transform = bindBounds(model.transformSql, staging, model.transformFile);
+        if (!transform)
+            co_return transform.error();
+        out.transform = *transform;
+    }
 
     for (const Check &c : model.checks) {
         auto sql = bindBounds(c.sql, relations, c.sourceFile);
@@ -208,6 +217,14 @@ Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &sp
                                   "sum(c.value)::text AS v FROM (\n" + *sql + "\n) AS c GROUP BY 1"});
     }
     co_return out;
+}
+
+Result<std::string> transformHashOf(const Spec &spec, const Model &model)
+{
+    auto scheduled = bindBounds(model.transformSql, scheduledRelations(spec), model.transformFile);
+    if (!scheduled)
+        return scheduled.error();
+    return QCryptographicHash::hash(QByteArray::fromStdString(*scheduled), QCryptographicHash::Sha256).toHex().toStdString();
 }
 
 std::string arrayLiteral(const std::vector<warehouse::Value> &values)

@@ -43,11 +43,19 @@ struct ModelSql {
 
 // Reads the target's columns and checks that the partition column, key and measures
 // exist (a Spec error naming the spec's line otherwise); binds the transform and checks.
-warehouse::Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &spec, const Model &model);
+// `relations` replaces what {{ model }} references stand for while staging (a cascade
+// points them at the upstream's staged rows); the transform hash is always that of the
+// scheduled run's resolution, so that it compares with what the scheduled run executes.
+warehouse::Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &spec, const Model &model,
+                                                std::map<std::string, std::string> relations = {});
 
 // The relation each model name stands for in {{ name }} references during a scheduled
 // run: the upstream model's target.
 std::map<std::string, std::string> scheduledRelations(const Spec &spec);
+
+// The transform's identity: sha256 of the scheduled run's SQL (references resolved to
+// the upstream targets, :start/:end bound). Backfills store it; publish compares it.
+Result<std::string> transformHashOf(const Spec &spec, const Model &model);
 
 // A PostgreSQL array literal of text values ({"a","b",NULL}), for unnest($n::type[]).
 std::string arrayLiteral(const std::vector<warehouse::Value> &values);

@@ -25,9 +25,13 @@ class RowDiffModelTest : public QObject {
         model::EngineClient client;
         client.setSpec(m_spec, QString::fromStdString(m_db));
         QSignalSpy done(&client, &model::EngineClient::rowDiffFinished);
+        QSignalSpy failed(&client, &model::EngineClient::failed);
         client.rowDiff(m_id, partition);
-        if (!done.wait(60000))
+        if (!QTest::qWaitFor([&] { return done.count() + failed.count() > 0; }, 60000) || done.isEmpty()) {
+            if (!failed.isEmpty())
+                qWarning("row diff failed: %s", qPrintable(failed.first().at(1).value<model::DatabaseError>().sentence()));
             return {};
+        }
         return done.first().at(1).value<backfill::RowDiff>();
     }
 

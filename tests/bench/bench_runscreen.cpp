@@ -1,0 +1,109 @@
+// Stall probe of the Run screen: while the screen runs a backfill of the scale-1 demo
+// (a quarter of daily partitions over four connections), a 5 ms timer on the GUI thread
+// records the longest gap between its ticks. Prints the figure (goal: under 50 ms), the
+// update rate (snapshots applied and partition-table signals per second), and the cost of
+// applying a burst of 1000 partition updates. Asserts nothing about time.
+#include "backfillprogressmodel.h"
+#include "engineclient.h"
+#include "runscreen.h"
+#include "testsupport.h"
+
+#include "backfill/spec.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+
+using reprint::views::RunScreen;
+using reprint::model::BackfillProgressModel;
+
+class BenchRunScreen : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void longestGuiStallDuringABackfill()
+    {
+        const QString specPath = QDir(qEnvironmentVariable("REPRINT_TEST_DEMO_DIR")).filePath(QStringLiteral("demo.yaml"));
+        auto spec = reprint::backfill::loadSpec(specPath.toStdString());
+        QVERIFY2(spec, "the benchdemo fixture did not write its spec");
+        const std::string db = reprint::test::demoCopy("bench_runscreen");
+        reprint::model::EngineClient engine;
+        engine.setSpec(*spec, QString::fromStdString(db));
+        RunScreen screen(&engine);
+        screen.resize(1280, 800);
+        screen.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&screen));
+
+        QElapsedTimer clock;
+        qint64 last = 0;
+        qint64 longest = 0;
+        qint64 ticks = 0;
+        int over16 = 0;
+        QTimer probe;
+        probe.setTimerType(Qt::PreciseTimer);
+        probe.setInterval(5);
+        QObject::connect(&probe, &QTimer::timeout, &probe, [&] {
+            const qint64 now = clock.nsecsElapsed();
+            const qint64 gap = now - last;
+            last = now;
+            ++ticks;
+            longest = std::max(longest, gap);
+            over16 += gap > 16'000'000;
+        });
+        QSignalSpy snapshots(&screen, &RunScreen::snapshotApplied);
+        QSignalSpy changed(screen.progressModel(), &QAbstractItemModel::dataChanged);
+        QSignalSpy applied(screen.progressModel(), &BackfillProgressModel::progressApplied);
+
+        reprint::backfill::BackfillRequest request;
+        request.model = "fct_order_lines";
+        request.from = "2026-01-01";
+        request.to = "2026-03-31";
+        request.parallel = 4;
+        clock.start();
+        probe.start();
+        screen.start(request);
+        QTRY_VERIFY_WITH_TIMEOUT(RunScreen::isTerminal(screen.phase()), 900000);
+        QTest::qWait(300);
+        probe.stop();
+        const double seconds = clock.elapsed() / 1000.0;
+        qInfo("backfill of %d partitions: %s in %.1f s (%lld staged rows)", screen.progressModel()->rowCount(),
+              qPrintable(RunScreen::phaseLabel(screen.phase())), seconds, screen.progressModel()->rowsStaged());
+        qInfo("longest GUI stall: %.1f ms (goal < 50 ms); %d gaps over 16 ms in %lld ticks of the 5 ms probe",
+              longest / 1e6, over16, ticks);
+        qInfo("update rate: %.1f snapshots/s applied, %.1f table passes/s, %.1f dataChanged/s",
+              snapshots.count() / seconds, applied.count() / seconds, changed.count() / seconds);
+        printf("RESULT stall_ms=%.1f snapshots_per_s=%.1f passes_per_s=%.1f\n", longest / 1e6, snapshots.count() / seconds,
+               applied.count() / seconds);
+    }
+
+    void burstOfAThousandPartitionUpdates()
+    {
+        BackfillProgressModel model;
+        std::vector<reprint::backfill::PartitionState> parts(1000);
+        for (int i = 0; i < 1000; ++i)
+            parts[std::size_t(i)].partition = "p" + std::to_string(i);
+        model.setPartitions(parts);
+        model.flush();
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QElapsedTimer t;
+        t.start();
+        for (auto &p : parts) {
+            p.state = "staged";
+            p.rows = 1000;
+            p.seconds = 0.5;
+            model.updatePartition(p);
+        }
+        model.flush();
+        qInfo("1000 partition updates applied in %.2f ms with %d dataChanged emission(s)", t.nsecsElapsed() / 1e6,
+              int(changed.count()));
+    }
+};
+
+QTEST_MAIN(BenchRunScreen)
+#include "bench_runscreen.moc"
