@@ -121,7 +121,7 @@ BoundaryInspector::BoundaryInspector(model::EngineClient *engine, model::ReviewF
     diffRow->addWidget(sampleBox);
     diffRow->setStretchFactor(0, 1);
     diffRow->setStretchFactor(1, 4);
-    diffRow->setSizes({230, 800});
+    diffRow->setSizes({270, 760});
 
     auto *edgeBox = new QGroupBox(tr("Edge view: rows near the partition's edges"), split);
     auto *edgeLayout = new QVBoxLayout(edgeBox);

@@ -266,7 +266,7 @@ CalendarScreen::CalendarScreen(model::EngineClient *engine, QWidget *parent)
 
 CalendarScreen::~CalendarScreen()
 {
-    if (m_refreshing)
+    if (m_refreshing && m_engine)
         m_engine->cancel(m_statusToken);
     QSettings().setValue(QStringLiteral("calendar/splitter"), m_splitter->saveState());
 }

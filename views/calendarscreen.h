@@ -10,8 +10,8 @@
 // failed refresh keeps the data shown, says why, and offers a retry. The screen runs no
 // SQL of its own.
 //
-// Thread affinity: GUI thread. The EngineClient is not owned and must outlive the
-// screen; answers to tokens the screen did not ask for are ignored. The screen never
+// Thread affinity: GUI thread. The EngineClient is not owned; the screen must not be
+// used after it is destroyed (its destructor tolerates that). Answers to tokens the screen did not ask for are ignored. The screen never
 // waits on the database.
 //
 // Settings (QSettings, "calendar/..."): the colour metric and measure, the splitter, and
@@ -21,6 +21,7 @@
 #include "plan.h"
 
 #include <QDateTime>
+#include <QPointer>
 #include <QWidget>
 
 class QCheckBox;
@@ -105,7 +106,8 @@ private:
     void loadCache();
     QString settingsKey() const;
 
-    model::EngineClient *m_engine = nullptr;
+    // The engine may be destroyed first (a sibling child of the main window): guarded.
+    QPointer<model::EngineClient> m_engine;
     model::PartitionCalendarModel *m_calendar = nullptr;
     QString m_modelName;
     QString m_specPath;

@@ -524,6 +524,7 @@ void ReviewScreen::updateChart()
     axisX->setGridLineColor(pal.color(QPalette::Mid));
     auto *axisY = new QValueAxis;
     axisY->setRange(lowY, highY);
+    axisY->applyNiceNumbers();
     axisY->setLabelFormat(QStringLiteral("%.0f"));
     axisY->setLabelsColor(pal.color(QPalette::Text));
     axisY->setGridLineColor(pal.color(QPalette::Mid));
@@ -535,10 +536,10 @@ void ReviewScreen::updateChart()
     if (haveWindow) {
         auto *upper = new QLineSeries(chart);
         auto *lower = new QLineSeries(chart);
-        upper->append(double(first - step / 2), highY);
-        upper->append(double(last + step / 2), highY);
-        lower->append(double(first - step / 2), lowY);
-        lower->append(double(last + step / 2), lowY);
+        upper->append(double(first - step / 2), axisY->max());
+        upper->append(double(last + step / 2), axisY->max());
+        lower->append(double(first - step / 2), axisY->min());
+        lower->append(double(last + step / 2), axisY->min());
         auto *area = new QAreaSeries(upper, lower);
         area->setName(tr("window"));
         QColor shade = pal.color(QPalette::Highlight);
@@ -701,10 +702,11 @@ void ReviewScreen::updateRules()
             set(2, Mark::Good, tr("Published, then undone at %1 in one transaction.").arg(q(m_facts.undoneAt)));
         else
             set(2, Mark::Warn, tr("Status %1: nothing staged to publish.").arg(q(st)));
-        if (m_facts.claimHeld && !m_facts.leaseExpired)
+        if (m_facts.claimHeld && m_facts.leaseExpires == "infinity")
+            set(3, Mark::Good, tr("Claim held by %1 until publish or abandon: a validated claim does not expire.")
+                                   .arg(q(m_facts.claimHolder)));
+        else if (m_facts.claimHeld && !m_facts.leaseExpired)
             set(3, Mark::Good, tr("Claim held by %1; lease until %2.").arg(q(m_facts.claimHolder), q(m_facts.leaseExpires)));
-        else if (m_facts.claimHeld && m_facts.leaseExpires == "infinity")
-            set(3, Mark::Good, tr("Claim held by %1 until publish or abandon (validated: no lease expiry).").arg(q(m_facts.claimHolder)));
         else if (m_facts.claimHeld)
             set(3, Mark::Warn, tr("Claim held (lease of %1 expired %2): a new backfill may take it over.")
                                    .arg(q(m_facts.claimHolder), q(m_facts.leaseExpires)));

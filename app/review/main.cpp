@@ -209,7 +209,7 @@ int main(int argc, char **argv)
         });
         QObject::connect(review, &reprint::views::ReviewScreen::reviewLoaded, &window, [&, inspect] {
             reviewLoaded = true;
-            if (!inspect.isEmpty() && review->inspector()->partition() != inspect)
+            if (!inspect.isEmpty())
                 review->showInspector(inspect);
             reviewReady();
         });

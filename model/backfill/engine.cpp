@@ -1660,6 +1660,9 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
                                            const BackfillRow &b, const PublishRequest &req)
 {
     const std::string id = std::to_string(b.id);
+    if (m.publish == PublishStrategy::Swap)
+        co_return Error::make(ErrorKind::Spec, "model " + m.name + " asks for `publish: swap`, which this version does not do yet",
+                              "Set `publish: delete_insert` in the spec (the default); nothing was published.");
     if (b.status == "published")
         co_return conflict("backfill " + id + " is already published; nothing was changed", "`reprint history` shows when and by whom.");
     if (b.status == "undone" || b.status == "abandoned")

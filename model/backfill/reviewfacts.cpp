@@ -309,32 +309,51 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
         co_return out;
 
     const DiffSources src = diffSources(*b, *sql);
-    const std::string oldRelation = src.basis == "sample" ? sql->target : src.oldRelation;
-    const std::string newRelation = src.basis == "sample" ? sql->target : src.newRelation;
     const std::string at = quoteIdentifier(out.instantColumn);
     const PartitionScheme scheme = model.scheme();
     const Partition &p = where->partition;
     const Partition before = scheme.previous(p);
     const Partition after = scheme.next(p);
+    auto from = scheme.parse(b->from);
+    auto to = scheme.parse(b->to);
+    if (!from || !to)
+        co_return Error::make(ErrorKind::Internal, "backfill window " + b->from + ".." + b->to + " does not parse");
     // $1 start, $2 end, $3 minutes, $4/$5 the partition-column range searched (pruning),
-    // $6 limit. The instant is read as timestamptz in the session's (model's) timezone.
-    auto side = [&](const std::string &relation) {
+    // $6 limit, $7/$8 the window. The instant is read as timestamptz in the session's
+    // (model's) timezone. `scope` limits a relation to the window, or to outside it.
+    auto side = [&](const std::string &relation, const std::string &scope) {
         return "SELECT " + keyJson(model, "t") + " AS key, t." + at + "::timestamptz AS at, t." + sql->column
                + "::text AS part FROM " + relation + " AS t WHERE t." + sql->column + " >= $4 AND t." + sql->column
                + " < $5 AND ((t." + at + "::timestamptz >= $1 - $3 * interval '1 minute' AND t." + at
                + "::timestamptz < $1 + $3 * interval '1 minute') OR (t." + at + "::timestamptz >= $2 - $3 * interval '1 minute' AND t."
-               + at + "::timestamptz < $2 + $3 * interval '1 minute'))";
+               + at + "::timestamptz < $2 + $3 * interval '1 minute'))" + scope;
     };
+    const std::string inWindow = " AND t." + sql->column + " >= $7 AND t." + sql->column + " < $8";
+    const std::string outside = " AND (t." + sql->column + " < $7 OR t." + sql->column + " >= $8)";
+    // Rows outside the window are the target's before and after: the backfill does not
+    // write them.
+    std::string oldSide, newSide;
+    if (src.basis == "stage") {
+        oldSide = side(sql->target, "");
+        newSide = side(src.newRelation, inWindow) + " UNION ALL " + side(sql->target, outside);
+    } else if (src.basis == "archive") {
+        oldSide = side(src.oldRelation, inWindow) + " UNION ALL " + side(sql->target, outside);
+        newSide = side(sql->target, "");
+    } else {
+        oldSide = newSide = side(sql->target, "");
+    }
     const std::string text =
-        "WITH o AS (" + side(oldRelation) + "), n AS (" + side(newRelation) + ")\n"
+        "WITH o AS (" + oldSide + "), n AS (" + newSide + ")\n"
         "SELECT coalesce(o.key, n.key)::text, to_char(coalesce(o.at, n.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
         "to_char(coalesce(o.at, n.at), 'YYYY-MM-DD HH24:MI:SS TZH:TZM'), coalesce(o.part, ''), coalesce(n.part, ''), "
         "CASE WHEN abs(extract(epoch FROM coalesce(o.at, n.at) - $1::timestamptz)) <= $3::int * 60 THEN 'start' ELSE 'end' END "
-        "FROM o FULL JOIN n ON o.key = n.key ORDER BY coalesce(o.at, n.at), 1 LIMIT $6";
+        "FROM o FULL JOIN n ON o.key = n.key "
+        "ORDER BY (o.part IS DISTINCT FROM n.part) DESC, coalesce(o.at, n.at), 1 LIMIT $6";
     auto r = co_await c.query(text,
                               args(p.startText(), p.endText(), std::to_string(minutes), before.startText(), after.endText(),
-                                   std::to_string(limit)),
-                              oids(kTimestamptzOid, kTimestamptzOid, 0, kTimestamptzOid, kTimestamptzOid));
+                                   std::to_string(limit), from->startText(), to->endText()),
+                              oids(kTimestamptzOid, kTimestamptzOid, 0, kTimestamptzOid, kTimestamptzOid, 0, kTimestamptzOid,
+                                   kTimestamptzOid));
     if (!r)
         co_return r.error();
     for (const auto &row : r->last().rows)

@@ -83,8 +83,9 @@ struct EdgeRows {
 };
 
 // Rows whose instant lies within `minutes` of the start or the end of `partition`, read
-// from the target and from the stage (or archive), at most `limit` of them. The
-// partition may be in the window or just outside it. The instant
+// from the target and from the stage (or archive), at most `limit` of them, rows that
+// move to another partition first. The partition may be in the window or just outside it;
+// rows outside the window are filed the same before and after. The instant
 // is the partition column when it is a timestamp, else the target's first timestamptz
 // column.
 Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string partition, int minutes, int limit = 500);

@@ -79,8 +79,11 @@ private Q_SLOTS:
         QCOMPARE(model.index(0, BackfillProgressModel::StateColumn).data(BackfillProgressModel::StateRole).toString(), QStringLiteral("staged"));
         QCOMPARE(model.index(0, BackfillProgressModel::RowsColumn).data(BackfillProgressModel::ValueRole).toLongLong(), 1000);
         QCOMPARE(model.index(0, BackfillProgressModel::RateColumn).data(BackfillProgressModel::ValueRole).toDouble(), 500.0);
-        QCOMPARE(model.index(2, BackfillProgressModel::DetailColumn).data().toString(), QStringLiteral("division by zero. Fix the transform."));
-        QVERIFY(!model.index(2, BackfillProgressModel::RowsColumn).data(BackfillProgressModel::ValueRole).isValid());
+        const int failedRow = model.rowOf(QString::fromStdString(failed.partition));
+        QCOMPARE(failedRow, 3);  // after the two boundary partitions and the 2nd
+        QCOMPARE(model.index(failedRow, BackfillProgressModel::DetailColumn).data().toString(),
+                 QStringLiteral("division by zero. Fix the transform."));
+        QVERIFY(!model.index(failedRow, BackfillProgressModel::RowsColumn).data(BackfillProgressModel::ValueRole).isValid());
         QCOMPARE(model.stagedCount(), 1);
         QCOMPARE(model.failedCount(), 1);
         QCOMPARE(model.rowsStaged(), 1000);
