@@ -7,6 +7,9 @@
 // a second query while one is running fails at once with an Internal error (use another
 // connection for parallel work).
 //
+// Lifetime: a Connection must not outlive the io_context it was connected on (close it,
+// or drop the last reference, before the context is destroyed).
+//
 // Ownership: Connection owns its PGconn. The socket is wrapped in an Asio
 // stream_descriptor that is released (never closed) before PQfinish, so libpq stays the
 // only owner of the file descriptor.

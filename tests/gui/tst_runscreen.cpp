@@ -351,8 +351,7 @@ private Q_SLOTS:
         QVERIFY(screen->findChild<QLabel *>(QStringLiteral("claimHolder"))->text() != QStringLiteral("—"));
 
         QTRY_VERIFY_WITH_TIMEOUT(RunScreen::isTerminal(screen->phase()), 120000);
-        QVERIFY2(cli.waitForFinished(60000), qPrintable(RunScreen::phaseLabel(screen->phase()) + QLatin1Char(' ')
-                                                         + QString::fromStdString(screen->progress().backfill.status)));
+        QVERIFY(cli.state() == QProcess::NotRunning || cli.waitForFinished(60000));
         QVERIFY2(cli.exitCode() == 0 || cli.exitCode() == 3, cli.readAllStandardError().constData());
         QVERIFY2(screen->phase() == Phase::Staged || screen->phase() == Phase::ValidationFailed,
                  qPrintable(RunScreen::phaseLabel(screen->phase())));

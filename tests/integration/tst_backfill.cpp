@@ -1,21 +1,13 @@
 // The backfill engine end to end through the `reprint` CLI, on copies of the demo
-// warehouse: status, the narrow and the honest window, publish, idempotence, readers
-// during publish, claims, drift, a killed process, DST partitions and bad input.
-#include "testsupport.h"
+// warehouse: init, status, the narrow and the honest window, publish, idempotence,
+// readers during publish, claims, drift, the leak guard, DST partitions and bad input.
+#include "backfillfixture.h"
 
-#include "warehouse/connection.h"
 #include "warehouse/iothread.h"
 
-#include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QProcess>
-#include <QRegularExpression>
-#include <QTemporaryDir>
-#include <QTest>
 
 #include <atomic>
 #include <csignal>
@@ -23,100 +15,8 @@
 #include <thread>
 
 using namespace reprint;
+using namespace reprint::test;
 using warehouse::args;
-
-namespace {
-
-QString demoSpec()
-{
-    return QDir(qEnvironmentVariable("REPRINT_TEST_DEMO_DIR")).filePath(QStringLiteral("demo.yaml"));
-}
-
-std::string scalar(const std::string &conninfo, const std::string &sql, warehouse::Params params = {})
-{
-    auto r = test::query(conninfo, sql, std::move(params));
-    if (!r) {
-        qWarning("query failed: %s", r.error().message.c_str());
-        return "<error>";
-    }
-    return r->last().scalar("<null>");
-}
-
-// Each day's rows and revenue of the target, as one text block.
-std::string targetPerDay(const std::string &db)
-{
-    return scalar(db, "SELECT string_agg(d::text || ' ' || n || ' ' || s, E'\\n' ORDER BY d) FROM ("
-                      "SELECT order_date AS d, count(*) AS n, sum(revenue) AS s FROM analytics.fct_order_lines GROUP BY 1) x");
-}
-
-// The same, computed independently from the raw tables.
-std::string truthPerDay(const std::string &db)
-{
-    return scalar(db, "SELECT string_agg(d::text || ' ' || n || ' ' || s, E'\\n' ORDER BY d) FROM ("
-                      "SELECT (o.ordered_at AT TIME ZONE 'UTC')::date AS d, count(*) AS n, "
-                      "sum(round(l.quantity * l.unit_price * (1 - l.discount), 2)) AS s "
-                      "FROM raw.order_lines l JOIN raw.orders o USING (order_id) "
-                      "WHERE o.ordered_at >= '2025-07-01 00:00+00' AND o.ordered_at < '2026-07-01 00:00+00' GROUP BY 1) x");
-}
-
-// md5 of each day's ordered rows: a partition outside the window must keep its hash.
-std::map<std::string, std::string> dayHashes(const std::string &db)
-{
-    std::map<std::string, std::string> out;
-    auto r = test::query(db, "SELECT order_date::text, md5(string_agg(t::text, '|' ORDER BY order_line_id)) "
-                             "FROM analytics.fct_order_lines t GROUP BY 1");
-    if (r)
-        for (const auto &row : r->last().rows)
-            out[*row[0]] = *row[1];
-    return out;
-}
-
-QJsonObject json(const test::ProcessResult &p)
-{
-    return QJsonDocument::fromJson(p.out.toUtf8()).object();
-}
-
-long long backfillIdFrom(const test::ProcessResult &p)
-{
-    const auto m = QRegularExpression(QStringLiteral("backfill (\\d+) staged")).match(p.err);
-    return m.hasMatch() ? m.captured(1).toLongLong() : 0;
-}
-
-QStringList base(const QString &command, const std::string &db, const QString &spec = demoSpec())
-{
-    return {command, QStringLiteral("--spec"), spec, QStringLiteral("--db"), QString::fromStdString(db)};
-}
-
-// A copy of the demo spec directory whose fct transform is `transformSql`.
-QString specWithTransform(QTemporaryDir &dir, const QString &transformSql)
-{
-    const QDir demo(qEnvironmentVariable("REPRINT_TEST_DEMO_DIR"));
-    QDir(dir.path()).mkpath(QStringLiteral("transforms"));
-    QDir(dir.path()).mkpath(QStringLiteral("checks"));
-    for (const QString &sub : {QStringLiteral("transforms"), QStringLiteral("checks")})
-        for (const QString &f : QDir(demo.filePath(sub)).entryList(QDir::Files))
-            QFile::copy(demo.filePath(sub + QLatin1Char('/') + f), dir.filePath(sub + QLatin1Char('/') + f));
-    QFile in(demoSpec());
-    in.open(QIODevice::ReadOnly);
-    QString yaml = QString::fromUtf8(in.readAll());
-    yaml.replace(QStringLiteral("transforms/fct_order_lines.sql"), QStringLiteral("transforms/custom_fct.sql"));
-    QFile out(dir.filePath(QStringLiteral("spec.yaml")));
-    out.open(QIODevice::WriteOnly);
-    out.write(yaml.toUtf8());
-    QFile t(dir.filePath(QStringLiteral("transforms/custom_fct.sql")));
-    t.open(QIODevice::WriteOnly);
-    t.write(transformSql.toUtf8());
-    return out.fileName();
-}
-
-QString fctTransform()
-{
-    QFile f(QDir(qEnvironmentVariable("REPRINT_TEST_DEMO_DIR")).filePath(QStringLiteral("transforms/fct_order_lines.sql")));
-    f.open(QIODevice::ReadOnly);
-    return QString::fromUtf8(f.readAll());
-}
-
-} // namespace
 
 class TestBackfill : public QObject {
     Q_OBJECT
@@ -135,7 +35,8 @@ private Q_SLOTS:
         auto again = test::runReprint(base(QStringLiteral("init"), db));
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QCOMPARE(scalar(db, tables), before);
-        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.schema_version"), std::string("2"));
+        const std::string versions = scalar(db, "SELECT count(*) FROM reprint.schema_version");
+        QCOMPARE(scalar(db, "SELECT max(version) FROM reprint.schema_version"), versions);  // 1..N, each once
         QVERIFY(test::execute(db, "INSERT INTO reprint.schema_version (version, description) VALUES (999, 'from the future')").ok());
         auto newer = test::runReprint(base(QStringLiteral("init"), db));
         QCOMPARE(newer.exitCode, 1);
@@ -151,7 +52,7 @@ private Q_SLOTS:
         QVERIFY2(bare.err.contains(QStringLiteral("reprint init")), qPrintable(bare.err));
         auto fresh = test::runReprint(base(QStringLiteral("init"), db));
         QVERIFY2(fresh.exitCode == 0, qPrintable(fresh.err));
-        QCOMPARE(scalar(db, "SELECT max(version) FROM reprint.schema_version"), std::string("2"));
+        QCOMPARE(scalar(db, "SELECT max(version) FROM reprint.schema_version"), versions);
     }
 
     void statusShowsExactlyTheBrokenDays()
@@ -379,41 +280,6 @@ private Q_SLOTS:
                  std::string("staged"));
     }
 
-    void killedDuringStagingLeavesTheTargetAndTheLeaseLapses()
-    {
-        const std::string db = test::demoCopy("bf_kill");
-        const auto before = dayHashes(db);
-        QTemporaryDir dir;
-        const QString spec = specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(1)) AS slow\n")
-                                                        .arg(fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")))));
-        QProcess proc;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("2"));
-        proc.setProcessEnvironment(env);
-        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
-                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                              << QStringLiteral("2026-03-01") << QStringLiteral("--to") << QStringLiteral("2026-03-20"));
-        QVERIFY(proc.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") >= std::string("1")
-                                     && scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") != "<error>",
-                                 30000);
-        ::kill(static_cast<pid_t>(proc.processId()), SIGKILL);
-        QVERIFY(proc.waitForFinished(10000));
-        QVERIFY(dayHashes(db) == before);
-        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("staging"));
-        // Once the dead process's lease lapses, history calls it resumable and a new backfill takes the window over.
-        QTest::qWait(2500);
-        auto hist = test::runReprint(base(QStringLiteral("history"), db) << QStringLiteral("--format") << QStringLiteral("json"));
-        QCOMPARE(hist.exitCode, 0);
-        QCOMPARE(json(hist).value(QStringLiteral("backfills")).toArray().first().toObject().value(QStringLiteral("resumable")).toBool(), true);
-        auto again = test::runReprint(base(QStringLiteral("backfill"), db)
-                                      << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                      << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
-        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
-        QVERIFY2(again.err.contains(QStringLiteral("took over the expired claim")), qPrintable(again.err));
-        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills ORDER BY id LIMIT 1"), std::string("failed"));
-    }
-
     void leakGuardRefusesRowsOutsideThePartition()
     {
         const std::string db = test::demoCopy("bf_leak");
@@ -430,204 +296,6 @@ private Q_SLOTS:
         QCOMPARE(p.exitCode, 1);
         QVERIFY2(p.err.contains(QStringLiteral("outside")) && p.err.contains(QStringLiteral("2026-06-29")), qPrintable(p.err));
         QVERIFY(dayHashes(db) == before);
-    }
-
-    void parallelStagingGivesTheSameReviewBoundariesFirst()
-    {
-        QJsonArray reviews[2];
-        for (int parallel : {1, 2}) {
-            const std::string db = test::demoCopy("bf_parallel" + std::to_string(parallel));
-            auto p = test::runReprint(base(QStringLiteral("backfill"), db)
-                                      << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                      << QStringLiteral("2026-03-02") << QStringLiteral("--to") << QStringLiteral("2026-03-14")
-                                      << QStringLiteral("--parallel") << QString::number(parallel) << QStringLiteral("--format")
-                                      << QStringLiteral("json"));
-            QVERIFY2(p.exitCode == 0, qPrintable(p.err));
-            reviews[parallel - 1] = json(p).value(QStringLiteral("partitions")).toArray();
-            if (parallel == 1)
-                QCOMPARE(scalar(db, "SELECT string_agg(partition, ',' ORDER BY updated_at) FROM (SELECT partition, updated_at "
-                                    "FROM reprint.backfill_partitions ORDER BY updated_at LIMIT 2) x"),
-                         std::string("2026-03-02,2026-03-14"));
-        }
-        QCOMPARE(reviews[1], reviews[0]);
-    }
-
-    void cancelThenResumeEqualsAnUninterruptedRun()
-    {
-        const std::string db = test::demoCopy("bf_cancel");
-        const auto before = dayHashes(db);
-        QTemporaryDir dir;
-        const QString spec = specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(0.7)) AS slow\n")
-                                                        .arg(fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")))));
-        QProcess proc;
-        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
-                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                              << QStringLiteral("2026-03-02") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
-        QVERIFY(proc.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") == "2", 30000);
-        QElapsedTimer latency;
-        latency.start();
-        ::kill(static_cast<pid_t>(proc.processId()), SIGINT);
-        QVERIFY(proc.waitForFinished(30000));
-        qInfo("cancel latency (SIGINT to exit): %lld ms", static_cast<long long>(latency.elapsed()));
-        QCOMPARE(proc.exitCode(), 5);
-        const QString err = QString::fromUtf8(proc.readAllStandardError());
-        QVERIFY2(err.contains(QStringLiteral("--resume")), qPrintable(err));
-        QVERIFY(dayHashes(db) == before);
-        const std::string id = scalar(db, "SELECT id::text FROM reprint.backfills");
-        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("failed"));
-        const std::string stagedBefore = scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'");
-        QVERIFY(stagedBefore >= std::string("2"));
-        // Resuming with another transform would mix two versions of it: refused.
-        auto mixed = test::runReprint(base(QStringLiteral("backfill"), db) << QStringLiteral("--resume") << QString::fromStdString(id));
-        QCOMPARE(mixed.exitCode, 4);
-        // Resume: only the rest is staged, under the same id.
-        auto resumed = test::runReprint(base(QStringLiteral("backfill"), db, spec) << QStringLiteral("--resume") << QString::fromStdString(id)
-                                                                                   << QStringLiteral("--format") << QStringLiteral("json"));
-        QVERIFY2(resumed.exitCode == 3 || resumed.exitCode == 0, qPrintable(resumed.err));
-        QCOMPARE(json(resumed).value(QStringLiteral("backfill")).toInteger(), QString::fromStdString(id).toLongLong());
-        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.backfills"), std::string("1"));
-        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state <> 'staged'"), std::string("0"));
-        // ...and it equals an uninterrupted run on another copy.
-        const std::string other = test::demoCopy("bf_cancel_ref");
-        auto straight = test::runReprint(base(QStringLiteral("backfill"), other)
-                                         << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                         << QStringLiteral("2026-03-02") << QStringLiteral("--to") << QStringLiteral("2026-03-14")
-                                         << QStringLiteral("--format") << QStringLiteral("json"));
-        QCOMPARE(straight.exitCode, resumed.exitCode);
-        QCOMPARE(json(resumed).value(QStringLiteral("partitions")), json(straight).value(QStringLiteral("partitions")));
-    }
-
-    void killedThenResumedAfterTheLeaseLapses()
-    {
-        const std::string db = test::demoCopy("bf_kill_resume");
-        QTemporaryDir dir;
-        const QString spec = specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(0.7)) AS slow\n")
-                                                        .arg(fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")))));
-        QProcess proc;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("2"));
-        proc.setProcessEnvironment(env);
-        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
-                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                              << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
-        QVERIFY(proc.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") == "1", 30000);
-        ::kill(static_cast<pid_t>(proc.processId()), SIGKILL);
-        QVERIFY(proc.waitForFinished(10000));
-        const std::string id = scalar(db, "SELECT id::text FROM reprint.backfills");
-        // While the dead process's lease is live, a resume is refused; once it lapses, it takes the claim back.
-        auto early = test::runReprint(base(QStringLiteral("backfill"), db, spec) << QStringLiteral("--resume") << QString::fromStdString(id));
-        if (early.exitCode != 0) {
-            QCOMPARE(early.exitCode, 4);
-            QTest::qWait(2500);
-            auto late = test::runReprint(base(QStringLiteral("backfill"), db, spec) << QStringLiteral("--resume") << QString::fromStdString(id));
-            QVERIFY2(late.exitCode == 0, qPrintable(late.err));
-        }
-        QCOMPARE(scalar(db, "SELECT status || '/' || validation FROM reprint.backfills"), std::string("staged/passed"));
-        auto pub = test::runReprint(base(QStringLiteral("publish"), db, spec) << QString::fromStdString(id) << QStringLiteral("--approve")
-                                                                              << QStringLiteral("resumed"));
-        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
-        QCOMPARE(targetPerDay(db), truthPerDay(db));
-    }
-
-    void undoRestoresTheWindowAndRefusesAfterALaterWrite()
-    {
-        const std::string db = test::demoCopy("bf_undo");
-        const auto before = dayHashes(db);
-        auto p = test::runReprint(base(QStringLiteral("backfill"), db)
-                                  << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                  << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
-        QVERIFY2(p.exitCode == 0, qPrintable(p.err));
-        const QString id = QString::number(backfillIdFrom(p));
-        QCOMPARE(test::runReprint(base(QStringLiteral("publish"), db) << id << QStringLiteral("--approve") << QStringLiteral("fix")).exitCode, 0);
-        QVERIFY(dayHashes(db) != before);
-        auto undo = test::runReprint(base(QStringLiteral("undo"), db) << id);
-        QVERIFY2(undo.exitCode == 0, qPrintable(undo.err));
-        QVERIFY(dayHashes(db) == before);  // every partition, in the window and out, as before the publish
-        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", args(id.toStdString())), std::string("undone"));
-        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.audit WHERE action = 'undo'"), std::string("1"));
-        QCOMPARE(test::runReprint(base(QStringLiteral("undo"), db) << id).exitCode, 4);
-        QCOMPARE(test::runReprint(base(QStringLiteral("publish"), db) << id << QStringLiteral("--approve") << QStringLiteral("x")).exitCode, 4);
-
-        // Publish again, then write into the window: undo is refused unless overridden.
-        auto again = test::runReprint(base(QStringLiteral("backfill"), db)
-                                      << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                      << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
-        const QString id2 = QString::number(backfillIdFrom(again));
-        QCOMPARE(test::runReprint(base(QStringLiteral("publish"), db) << id2 << QStringLiteral("--approve") << QStringLiteral("fix")).exitCode, 0);
-        QVERIFY(test::execute(db, "UPDATE analytics.fct_order_lines SET quantity = quantity + 1 WHERE order_line_id = "
-                                  "(SELECT min(order_line_id) FROM analytics.fct_order_lines WHERE order_date = '2026-03-11')")
-                    .ok());
-        const auto written = dayHashes(db);
-        auto refused = test::runReprint(base(QStringLiteral("undo"), db) << id2);
-        QCOMPARE(refused.exitCode, 4);
-        QVERIFY2(refused.err.contains(QStringLiteral("2026-03-11")), qPrintable(refused.err));
-        QVERIFY(dayHashes(db) == written);
-        auto forced = test::runReprint(base(QStringLiteral("undo"), db) << id2 << QStringLiteral("--override") << QStringLiteral("the write was a mistake too"));
-        QVERIFY2(forced.exitCode == 0, qPrintable(forced.err));
-        QVERIFY(dayHashes(db) == before);
-    }
-
-    void cascadePublishesUpstreamAndDownstreamTogether()
-    {
-        const std::string db = test::demoCopy("bf_cascade");
-        auto p = test::runReprint(base(QStringLiteral("backfill"), db)
-                                  << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                  << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14")
-                                  << QStringLiteral("--cascade") << QStringLiteral("--format") << QStringLiteral("json"));
-        QVERIFY2(p.exitCode == 0, qPrintable(p.err));
-        const QJsonObject review = json(p);
-        const QJsonArray cascade = review.value(QStringLiteral("cascade")).toArray();
-        QCOMPARE(cascade.size(), 1);
-        QCOMPARE(cascade.first().toObject().value(QStringLiteral("model")).toString(), QStringLiteral("agg_daily_revenue"));
-        QCOMPARE(cascade.first().toObject().value(QStringLiteral("validation")).toString(), QStringLiteral("passed"));
-        const QString id = QString::number(review.value(QStringLiteral("backfill")).toInteger());
-        const QString childId = QString::number(cascade.first().toObject().value(QStringLiteral("backfill")).toInteger());
-        // The downstream backfill cannot be published on its own.
-        QCOMPARE(test::runReprint(base(QStringLiteral("publish"), db) << childId << QStringLiteral("--approve") << QStringLiteral("x")).exitCode, 1);
-
-        // A reader summing both tables in one statement never sees new upstream with old downstream.
-        const std::string both = "SELECT (SELECT sum(revenue) FROM analytics.fct_order_lines WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14')::text"
-                                 " || '/' || (SELECT sum(revenue) FROM analytics.agg_daily_revenue WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14')::text";
-        const std::string before = scalar(db, both);
-        std::atomic<bool> stop{false};
-        std::vector<std::string> seen;
-        std::thread reader([&] {
-            warehouse::IoThread io;
-            auto conn = io.spawn(warehouse::Connection::connect(db)).get();
-            if (!conn)
-                return;
-            while (!stop) {
-                auto r = io.spawn([](warehouse::ConnectionPtr c, std::string sql) -> warehouse::Task<warehouse::Result<warehouse::Reply>> {
-                    co_return co_await c->query(sql);
-                }(*conn, both)).get();
-                if (r)
-                    seen.push_back(r->last().scalar());
-            }
-        });
-        auto pub = test::runReprint(base(QStringLiteral("publish"), db) << id << QStringLiteral("--approve") << QStringLiteral("cascade"));
-        const std::string after = scalar(db, both);
-        QTest::qWait(50);
-        stop = true;
-        reader.join();
-        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
-        QVERIFY(!seen.empty());
-        for (const std::string &s : std::set<std::string>(seen.begin(), seen.end()))
-            QVERIFY2(s == before || s == after, s.c_str());
-        qInfo("reader of both tables saw %zu pairs during the cascade publish (before %s, after %s)", seen.size(), before.c_str(),
-              after.c_str());
-        // Both models now equal an independent computation from the raw tables, every day.
-        QCOMPARE(scalar(db, "SELECT count(*) FROM ((SELECT order_date, revenue, lines, quantity FROM analytics.agg_daily_revenue "
-                            "EXCEPT SELECT (o.ordered_at AT TIME ZONE 'UTC')::date, sum(round(l.quantity * l.unit_price * (1 - l.discount), 2)), "
-                            "count(*), sum(l.quantity) FROM raw.order_lines l JOIN raw.orders o USING (order_id) GROUP BY 1) "
-                            "UNION ALL (SELECT (o.ordered_at AT TIME ZONE 'UTC')::date, sum(round(l.quantity * l.unit_price * (1 - l.discount), 2)), "
-                            "count(*), sum(l.quantity) FROM raw.order_lines l JOIN raw.orders o USING (order_id) GROUP BY 1 "
-                            "EXCEPT SELECT order_date, revenue, lines, quantity FROM analytics.agg_daily_revenue)) x"),
-                 std::string("0"));
-        QCOMPARE(targetPerDay(db), truthPerDay(db));
-        QCOMPARE(scalar(db, "SELECT string_agg(status, ',' ORDER BY id) FROM reprint.backfills"), std::string("published,published"));
-        QCOMPARE(scalar(db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'reprint_staging'"), std::string("0"));
     }
 
     void badInput_data()
