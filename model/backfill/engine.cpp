@@ -98,8 +98,7 @@ Task<Result<ConnectionPtr>> connectTo(const std::string &conninfo, const Model *
 Task<Result<Totals>> readTotals(warehouse::Connection &c, const ModelSql &sql, const std::string &relation,
                                 const Partition &from, const Partition &to)
 {
-    auto r = co_await c.query(sql.totals(relation), args(from.startText(), to.endText(), sql.grainText(), sql.model->timezone),
-                              kBounds);
+    auto r = co_await c.query(sql.totals(relation), args(sql.lowerValue(from), sql.upperValue(to), sql.grainText(), sql.model->timezone));
     if (!r)
         co_return r.error();
     Totals out;
@@ -552,9 +551,8 @@ Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Parti
     } else {
         auto r = co_await c.execute("BEGIN");
         if (r)
-            r = co_await c.query("DELETE FROM " + run.stage + " WHERE " + run.sql->column + " >= $1 AND "
-                                     + run.sql->column + " < $2",
-                                 args(p.startText(), p.endText()), kBounds);
+            r = co_await c.query("DELETE FROM " + run.stage + " AS s WHERE " + run.sql->inWindow("s"),
+                                 args(run.sql->lowerValue(p), run.sql->upperValue(p)));
         if (r)
             r = co_await c.query(run.sql->stageInsert(run.stage), args(p.startText(), p.endText()), kBounds);
         if (r) {
@@ -768,7 +766,7 @@ std::string columnChangesJson(const RowDiff &d)
 Task<Result<RowDiff>> computeRowDiff(warehouse::Connection &c, const ModelSql &sql, long long id, const Partition &p,
                                      const std::string &stage, int sampleRows)
 {
-    auto r = co_await c.query(sql.rowDiff(stage), args(p.startText(), p.endText(), std::to_string(sampleRows)), kBounds);
+    auto r = co_await c.query(sql.rowDiff(stage), args(sql.lowerValue(p), sql.upperValue(p), std::to_string(sampleRows)));
     if (!r)
         co_return r.error();
     auto d = rowDiffFrom(sql, id, p.name, r->last());
@@ -840,8 +838,8 @@ Task<Result<PublishOutcome>> replaceWindow(warehouse::Connection &c, const Model
     PublishOutcome out;
     out.id = plan.id;
     const Window &w = *plan.window;
-    const Params bounds = {w.first().startText(), w.last().endText()};
-    const std::string where = " WHERE " + sql.column + " >= $1 AND " + sql.column + " < $2";
+    const Params bounds = {sql.lowerValue(w.first()), sql.upperValue(w.last())};
+    const std::string where = " AS t WHERE " + sql.inWindow("t");
     Result<Reply> r = Reply{};
     if (!plan.archiveName.empty()) {
         const std::string archive = quoteRelation("reprint_archive", plan.archiveName);
@@ -850,9 +848,9 @@ Task<Result<PublishOutcome>> replaceWindow(warehouse::Connection &c, const Model
             r = co_await c.query("WITH gone AS (DELETE FROM " + sql.target + where + " RETURNING " + sql.columnList
                                      + ") INSERT INTO " + archive + " (" + sql.columnList + ") SELECT " + sql.columnList
                                      + " FROM gone",
-                                 bounds, kBounds);
+                                 bounds);
     } else {
-        r = co_await c.query("DELETE FROM " + sql.target + where, bounds, kBounds);
+        r = co_await c.query("DELETE FROM " + sql.target + where, bounds);
     }
     if (!r)
         co_return r.error();
@@ -1946,10 +1944,10 @@ Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
         }
     }
     const std::string archive = quoteRelation("reprint_archive", b->archiveTable);
-    const std::string where = " WHERE " + sql.column + " >= $1 AND " + sql.column + " < $2";
     UndoOutcome out;
     out.id = req.id;
-    r = co_await c.query("DELETE FROM " + sql.target + where, args(w->first().startText(), w->last().endText()), kBounds);
+    r = co_await c.query("DELETE FROM " + sql.target + " AS t WHERE " + sql.inWindow("t"),
+                         args(sql.lowerValue(w->first()), sql.upperValue(w->last())));
     if (r) {
         out.rowsRemoved = r->last().affectedRows;
         r = co_await c.query("INSERT INTO " + sql.target + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM " + archive);

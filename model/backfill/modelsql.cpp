@@ -101,8 +101,37 @@ std::string ModelSql::totals(const std::string &relation) const
                       "count(*)::text AS rows";
     for (const std::string &m : model->measures)
         sql += ", sum(t." + quoteIdentifier(m) + ")::text";
-    sql += " FROM " + relation + " AS t WHERE t." + column + " >= $1 AND t." + column + " < $2 GROUP BY 1";
+    sql += " FROM " + relation + " AS t WHERE " + inWindow("t") + " GROUP BY 1";
     return sql;
+}
+
+std::string ModelSql::inWindow(const std::string &alias, int first) const
+{
+    const std::string col = alias + "." + column;
+    const std::string cast = "::" + columnType;
+    return col + " >= $" + std::to_string(first) + cast + " AND " + col + " < $" + std::to_string(first + 1) + cast;
+}
+
+namespace {
+std::string inColumnType(const std::string &type, const QDateTime &instant, const QTimeZone &zone)
+{
+    const QDateTime local = instant.toTimeZone(zone);
+    if (type == "date")
+        return local.date().toString(Qt::ISODate).toStdString();
+    if (type.rfind("timestamp without time zone", 0) == 0)
+        return local.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")).toStdString();
+    return local.toString(Qt::ISODate).toStdString();
+}
+} // namespace
+
+std::string ModelSql::lowerValue(const Partition &p) const
+{
+    return inColumnType(columnType, p.start, model->scheme().timezone());
+}
+
+std::string ModelSql::upperValue(const Partition &p) const
+{
+    return inColumnType(columnType, p.end, model->scheme().timezone());
 }
 
 std::string ModelSql::stageInsert(const std::string &stage) const
@@ -129,10 +158,8 @@ std::string ModelSql::rowDiff(const std::string &stage) const
         diffs.push_back("(o." + q + " IS DISTINCT FROM n." + q + ")");
     }
     const std::string anyDiff = diffs.empty() ? "false" : join(diffs, " OR ");
-    std::string sql = "WITH o AS (SELECT t.*, true AS reprint_present FROM " + target + " AS t WHERE t." + column
-                      + " >= $1 AND t." + column + " < $2),\n"
-                      " n AS (SELECT s.*, true AS reprint_present FROM " + stage + " AS s WHERE s." + column
-                      + " >= $1 AND s." + column + " < $2),\n"
+    std::string sql = "WITH o AS (SELECT t.*, true AS reprint_present FROM " + target + " AS t WHERE " + inWindow("t") + "),\n"
+                      " n AS (SELECT s.*, true AS reprint_present FROM " + stage + " AS s WHERE " + inWindow("s") + "),\n"
                       " j AS (SELECT o.reprint_present AS in_old, n.reprint_present AS in_new, (" + anyDiff
                       + ") AS differs";
     for (std::size_t i = 0; i < diffs.size(); ++i)
@@ -176,6 +203,8 @@ Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &sp
     for (const auto &row : cols->last().rows) {
         out.columns.push_back(*row[0]);
         quoted.push_back(quoteIdentifier(*row[0]));
+        if (*row[0] == model.partitionColumn)
+            out.columnType = row[1].value_or("");
     }
     out.columnList = join(quoted, ", ");
     auto has = [&](const std::string &c) {
@@ -184,6 +213,13 @@ Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &sp
     if (!has(model.partitionColumn))
         co_return specError(spec, model, "partition column '" + model.partitionColumn + "' is not a column of " + model.target.display(),
                             "Columns are: " + join(out.columns, ", ") + ".");
+    if (out.columnType != "date" && out.columnType.rfind("timestamp", 0) != 0)
+        co_return specError(spec, model, "partition column '" + model.partitionColumn + "' is " + out.columnType
+                                             + ", not a date or a timestamp",
+                            "Partition on a date, timestamp or timestamptz column.");
+    if (out.columnType == "date" && model.grain == Grain::Hour)
+        co_return specError(spec, model, "hour partitions need a timestamp column, but '" + model.partitionColumn + "' is a date",
+                            "Use grain day, week or month, or partition on a timestamp column.");
     for (const std::string &k : model.key)
         if (!has(k))
             co_return specError(spec, model, "key column '" + k + "' is not a column of " + model.target.display(),

@@ -23,22 +23,34 @@ struct ModelSql {
     const Model *model = nullptr;
     std::string target;               // quoted schema.table
     std::string column;               // quoted partition column
+    std::string columnType;           // its type, as format_type() names it
     std::vector<std::string> columns; // the target's insertable columns, unquoted, in order
     std::string columnList;           // quoted and comma-separated
     std::string transform;            // the transform with $1/$2, references resolved
     std::string transformHash;
     std::vector<BoundCheck> checks;
 
-    // Per partition of [$1, $2) of `relation`: p (epoch of the partition start), rows,
+    // Per partition of the window [$1, $2) (inWindow() values) of `relation`: p (epoch of the partition start), rows,
     // then one sum per declared measure, all as text. $3 grain, $4 timezone.
     std::string totals(const std::string &relation) const;
     // Builds [$1, $2) into `stage`: returns rows, leaked, example (a partition-column value
     // outside the bounds). $1/$2 as everywhere.
     std::string stageInsert(const std::string &stage) const;
-    // Row-level diff by key of [$1, $2) between the target and `stage`. $3 sample size.
+    // Row-level diff by key of [$1, $2) (inWindow() values) between the target and
+    // `stage`. $3 sample size.
     std::string rowDiff(const std::string &stage) const;
     // Parameters $3 and $4 of totals().
     std::string grainText() const;
+
+    // `alias.column >= $first AND alias.column < $(first+1)`, the bounds cast to the
+    // column's own type: with the values known when the statement is planned, the
+    // planner prunes the target's partitions then (a timestamptz bound on a date column
+    // would leave every partition in the plan).
+    std::string inWindow(const std::string &alias, int first = 1) const;
+    // The values for inWindow(): the partition's start (lower) or end (upper) instant in
+    // the column's type (a local date, a local timestamp, or an instant with offset).
+    std::string lowerValue(const Partition &p) const;
+    std::string upperValue(const Partition &p) const;
 };
 
 // Reads the target's columns and checks that the partition column, key and measures
