@@ -221,7 +221,12 @@ MainWindow::MainWindow(QWidget *parent)
     restoreState(settings.value(kStateKey).toByteArray());
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The screens talk to m_engine until they are gone; it is a child of this window and
+    // would otherwise be destroyed first (children go in the order they were made).
+    delete m_tabs;
+}
 
 void MainWindow::buildMenus()
 {
