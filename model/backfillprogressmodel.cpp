@@ -245,7 +245,7 @@ QVariant BackfillProgressModel::data(const QModelIndex &index, int role) const
         case DetailColumn:
             if (p.state == "failed")
                 return QString::fromStdString(p.error);
-            return p.boundary ? tr("boundary partition") : QString();
+            return p.boundary ? tr("boundary") : QString();
         }
         return {};
     case Qt::ToolTipRole:

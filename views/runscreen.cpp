@@ -65,6 +65,8 @@ QString durationText(double seconds)
 QString relativeText(qint64 seconds)
 {
     const qint64 s = std::abs(seconds);
+    if (s < 2)
+        return QObject::tr("just now");
     QString amount;
     if (s < 60)
         amount = QObject::tr("%1 s").arg(s);
@@ -219,7 +221,7 @@ RunScreen::RunScreen(model::EngineClient *engine, QWidget *parent)
 
 RunScreen::~RunScreen()
 {
-    if (m_watchToken)
+    if (m_watchToken && m_engine)
         m_engine->unwatch(m_watchToken);
 }
 
@@ -367,12 +369,14 @@ QWidget *RunScreen::buildRunPage()
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 10);
     m_table->horizontalHeader()->setHighlightSections(false);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setColumnWidth(BackfillProgressModel::PartitionColumn, 130);
-    m_table->setColumnWidth(BackfillProgressModel::StateColumn, 84);
-    m_table->setColumnWidth(BackfillProgressModel::RowsColumn, 80);
-    m_table->setColumnWidth(BackfillProgressModel::SecondsColumn, 70);
-    m_table->setColumnWidth(BackfillProgressModel::RateColumn, 80);
-    m_table->setColumnWidth(BackfillProgressModel::VerdictColumn, 130);
+    m_table->horizontalHeader()->setMinimumSectionSize(40);
+    m_table->setColumnWidth(BackfillProgressModel::PartitionColumn, 112);
+    m_table->setColumnWidth(BackfillProgressModel::StateColumn, 74);
+    m_table->setColumnWidth(BackfillProgressModel::RowsColumn, 64);
+    m_table->setColumnWidth(BackfillProgressModel::SecondsColumn, 62);
+    m_table->setColumnWidth(BackfillProgressModel::RateColumn, 66);
+    m_table->setColumnWidth(BackfillProgressModel::VerdictColumn, 104);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     auto *side = new QWidget(horizontal);
     auto *sideLayout = new QVBoxLayout(side);
@@ -432,6 +436,8 @@ QWidget *RunScreen::buildRunPage()
     m_claimLease = claimValue(claim, "claimLease");
     m_claimHeartbeat = claimValue(claim, "claimHeartbeat");
     m_claimWaits = claimValue(claim, "claimWaits");
+    for (QLabel *l : {m_claimHolder, m_claimLease, m_claimHeartbeat})
+        l->setWordWrap(false);
     form->addRow(tr("Held by"), m_claimHolder);
     form->addRow(tr("Lease expires"), m_claimLease);
     form->addRow(tr("Last heartbeat"), m_claimHeartbeat);
@@ -442,6 +448,7 @@ QWidget *RunScreen::buildRunPage()
     horizontal->addWidget(side);
     horizontal->setStretchFactor(0, 3);
     horizontal->setStretchFactor(1, 2);
+    horizontal->setSizes({600, 340});
 
     auto *logPane = new QWidget(vertical);
     auto *logLayout = new QVBoxLayout(logPane);
@@ -546,8 +553,11 @@ void RunScreen::changeEvent(QEvent *event)
 
 void RunScreen::updateAxes()
 {
+    // Nice ceilings of 10 and more divide by 5: six ticks land on whole numbers.
     m_axisX->setRange(0, std::max(10.0, niceCeiling(m_series->lastElapsed() * 1.05)));
+    m_axisX->setTickCount(6);
     m_axisRate->setRange(0, niceCeiling(std::max(10.0, m_series->maxRate() * 1.1)));
+    m_axisRate->setTickCount(6);
     const int total = std::max({1, m_progress->total(), m_eventTotal});
     m_axisDone->setRange(0, total);
     m_axisDone->setTickCount(std::min(total, 5) + 1);
@@ -886,8 +896,8 @@ void RunScreen::applySnapshot(const backfill::BackfillProgress &snapshot)
 
     switch (phase) {
     case Phase::Failed:
-        setBanner(tr("%1 Retry failed re-stages only the failed partitions once the cause is fixed.")
-                      .arg(QString::fromStdString(snapshot.backfill.error)),
+        setBanner(tr("%1. Retry failed re-stages only the failed partitions once the cause is fixed.")
+                      .arg(QString::fromStdString(snapshot.backfill.error).remove(QRegularExpression(QStringLiteral("[.\\s]+$")))),
                   true);
         break;
     case Phase::Cancelled:
@@ -1132,10 +1142,12 @@ void RunScreen::refreshClaim()
         m_claimHeartbeat->setText(QStringLiteral("—"));
     } else {
         m_claimHolder->setText(QString::fromStdString(m_last.claimHolder)
-                               + (m_startedHere && m_runToken ? tr(" (this window)") : QString()));
+                               + (m_startedHere && m_runToken ? tr(" · this window") : QString()));
         const QDateTime lease = parseTimestamp(m_last.leaseExpires);
         if (m_last.leaseExpires == "infinity")
-            m_claimLease->setText(tr("never: held until published or abandoned"));
+            m_claimLease->setText(tr("never (held until published or abandoned)"));
+        else if (lease.isValid() && now.secsTo(lease) <= 0)
+            m_claimLease->setText(tr("expired at %1").arg(localTime(lease)));
         else if (lease.isValid())
             m_claimLease->setText(tr("%1 (%2)").arg(relativeText(now.secsTo(lease)), localTime(lease)));
         else

@@ -16,8 +16,9 @@
 // reviewRequested(); when nothing is connected to it, the stored review opens read-only
 // in a dialog.
 //
-// Thread affinity: GUI thread. The screen never waits on the database; the EngineClient
-// (not owned) must outlive it.
+// Thread affinity: GUI thread. The screen never waits on the database. The EngineClient
+// is not owned; when it goes first (a window's children die in creation order), the
+// screen stops using it.
 
 #include "backfill/engine.h"
 
@@ -157,7 +158,7 @@ private:
     void runEnded();
     double elapsedSeconds() const;
 
-    model::EngineClient *m_engine;
+    QPointer<model::EngineClient> m_engine;
     model::BackfillProgressModel *m_progress;
     model::ThroughputSeriesModel *m_series;
     model::RunLogModel *m_log;

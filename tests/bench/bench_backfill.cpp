@@ -149,6 +149,29 @@ private Q_SLOTS:
         out.flush();
     }
 
+    void parallelStaging()
+    {
+        std::vector<double> seconds[2];
+        for (int round = 0; round < 3; ++round)
+            for (int parallel : {1, 2}) {
+                const std::string db = test::demoCopy("bench_parallel");
+                backfill::Engine engine(m_spec, db);
+                backfill::BackfillRequest req;
+                req.model = "fct_order_lines";
+                req.from = "2026-03-01";
+                req.to = "2026-03-30";
+                req.parallel = parallel;
+                const auto t0 = Clock::now();
+                auto staged = block(engine.backfill(req));
+                QVERIFY2(staged.ok(), staged.ok() ? "" : staged.error().message.c_str());
+                seconds[parallel - 1].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+            }
+        QTextStream out(stdout);
+        out << QString::asprintf("\n30-day stage + validate: --parallel 1 %.3f s, --parallel 2 %.3f s, speed-up %.2fx\n",
+                                 median(seconds[0]), median(seconds[1]), median(seconds[0]) / median(seconds[1]));
+        out.flush();
+    }
+
 private:
     backfill::Spec m_spec;
 };
