@@ -85,7 +85,7 @@ bool DemoLauncher::isRunning() const
 
 QString DemoLauncher::defaultDirectory()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/demo");
+    return QString::fromStdString(backfill::defaultDemoDir());
 }
 
 } // namespace reprint::model

@@ -15,14 +15,6 @@ namespace reprint::cli {
 
 namespace {
 
-QString defaultDemoDir()
-{
-    QString base = qEnvironmentVariable("XDG_DATA_HOME");
-    if (base.isEmpty())
-        base = QDir::home().filePath(QStringLiteral(".local/share"));
-    return QDir(base).filePath(QStringLiteral("reprint/demo"));
-}
-
 } // namespace
 
 int demoCommand(const QStringList &args)
@@ -34,7 +26,7 @@ int demoCommand(const QStringList &args)
     parser.setApplicationDescription(QStringLiteral("Start (or stop) the embedded demo warehouse."));
     const QCommandLineOption dirOption(QStringLiteral("dir"),
                                        QStringLiteral("Where the cluster and the demo spec live (default: %1).")
-                                           .arg(defaultDemoDir()),
+                                           .arg(QString::fromStdString(backfill::defaultDemoDir())),
                                        QStringLiteral("D"));
     const QCommandLineOption scaleOption(QStringLiteral("scale"),
                                          QStringLiteral("Size of a new seed; 1 is about 2.1 million order lines."),
@@ -70,17 +62,10 @@ int demoCommand(const QStringList &args)
 
     QString dir = parser.value(dirOption);
     if (dir.isEmpty()) {
-        dir = defaultDemoDir();
-        if (::geteuid() == 0) {
-            const std::string account = warehouse::LocalCluster::serverAccount(dir.toStdString());
-            const std::string blocked = warehouse::LocalCluster::reachability(dir.toStdString(), account);
-            if (!blocked.empty()) {
-                const QString fallback = QStringLiteral("/var/tmp/reprint-demo-%1").arg(::geteuid());
-                err << "demo: running as root; " << QString::fromStdString(blocked).section(QLatin1String(". "), 0, 0)
-                    << ".\ndemo: using " << fallback << " instead (pass --dir to choose)\n";
-                dir = fallback;
-            }
-        }
+        std::string why;
+        dir = QString::fromStdString(backfill::defaultDemoDir(&why));
+        if (!why.empty())
+            err << "demo: " << QString::fromStdString(why) << "\n";
     }
     dir = QDir(dir).absolutePath();
 

@@ -14,6 +14,8 @@
 #include <cmath>
 #include <vector>
 
+#include <unistd.h>
+
 // The resources live in a static library; make sure they are registered in whatever
 // binary links the engine. Q_INIT_RESOURCE must be used outside a namespace.
 static void registerDemoResources()
@@ -296,6 +298,25 @@ Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(
 Status stopDemo(const std::string &dir)
 {
     return warehouse::LocalCluster(dir).stop();
+}
+
+std::string defaultDemoDir(std::string *why)
+{
+    QString base = qEnvironmentVariable("XDG_DATA_HOME");
+    if (base.isEmpty())
+        base = QDir::home().filePath(QStringLiteral(".local/share"));
+    std::string dir = QDir(base).filePath(QStringLiteral("reprint/demo")).toStdString();
+    if (::geteuid() == 0) {
+        const std::string account = warehouse::LocalCluster::serverAccount(dir);
+        const std::string blocked = warehouse::LocalCluster::reachability(dir, account);
+        if (!blocked.empty()) {
+            const std::string fallback = "/var/tmp/reprint-demo-" + std::to_string(::geteuid());
+            if (why)
+                *why = "running as root; " + blocked.substr(0, blocked.find(". ")) + "; using " + fallback + " instead (pass --dir to choose)";
+            dir = fallback;
+        }
+    }
+    return dir;
 }
 
 } // namespace reprint::backfill

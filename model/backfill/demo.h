@@ -34,6 +34,11 @@ warehouse::Result<DemoInfo> startDemo(const DemoOptions &options,
 // Stops the demo cluster in `dir` (its data is kept for the next start).
 warehouse::Status stopDemo(const std::string &dir);
 
+// Where the demo lives unless told otherwise: $XDG_DATA_HOME/reprint/demo (or
+// ~/.local/share/reprint/demo). As root, when the server's unprivileged account cannot
+// reach that directory, /var/tmp/reprint-demo-<uid> instead, and `why` says so.
+std::string defaultDemoDir(std::string *why = nullptr);
+
 // The name of the seeded database inside the demo cluster.
 inline constexpr const char *kDemoDatabase = "demo";
 

@@ -424,17 +424,14 @@ Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::
     co_return out;
 }
 
-Task<Result<std::vector<HistoryRow>>> Engine::history(std::string modelName)
+namespace {
+
+// Backfills of `models` (or only backfill `id` when it is not 0), oldest first.
+Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, const std::vector<std::string> &models, long long id)
 {
-    auto s = co_await open(nullptr, {});
-    if (!s)
-        co_return s.error();
-    std::vector<std::string> names;
-    for (const Model &m : m_spec.models)
-        if (modelName.empty() || m.name == modelName)
-            names.push_back(m.name);
-    std::vector<Value> values(names.begin(), names.end());
-    auto r = co_await (*s)->conn->query(
+    std::vector<Value> values(models.begin(), models.end());
+    const Value only = id > 0 ? Value(std::to_string(id)) : Value();
+    auto r = co_await c.query(
         "SELECT b.id::text, b.model, b.kind, b.status, coalesce(b.validation, ''), b.from_partition, b.to_partition, "
         "b.operator, coalesce(b.approver, ''), coalesce(b.note, ''), coalesce(b.override_reason, ''), "
         "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
@@ -442,8 +439,8 @@ Task<Result<std::vector<HistoryRow>>> Engine::history(std::string modelName)
         "coalesce(b.error, ''), "
         "(b.status IN ('planned', 'staging') AND coalesce(c.lease_expires < now(), true))::text "
         "FROM reprint.backfills b LEFT JOIN reprint.claims c ON c.backfill_id = b.id "
-        "WHERE b.model = ANY($1::text[]) ORDER BY b.id",
-        args(arrayLiteral(values)));
+        "WHERE b.model = ANY($1::text[]) AND ($2::bigint IS NULL OR b.id = $2::bigint) ORDER BY b.id",
+        args(arrayLiteral(values), only));
     if (!r)
         co_return r.error();
     std::vector<HistoryRow> out;
@@ -467,6 +464,20 @@ Task<Result<std::vector<HistoryRow>>> Engine::history(std::string modelName)
         out.push_back(std::move(h));
     }
     co_return out;
+}
+
+} // namespace
+
+Task<Result<std::vector<HistoryRow>>> Engine::history(std::string modelName)
+{
+    auto s = co_await open(nullptr, {});
+    if (!s)
+        co_return s.error();
+    std::vector<std::string> names;
+    for (const Model &m : m_spec.models)
+        if (modelName.empty() || m.name == modelName)
+            names.push_back(m.name);
+    co_return co_await readHistory(*(*s)->conn, names, 0);
 }
 
 
@@ -2056,12 +2067,12 @@ Task<Result<BackfillProgress>> Engine::progress(long long id)
     if (!b)
         co_return b.error();
     BackfillProgress out;
-    auto hist = co_await history(b->model);
+    const std::vector<std::string> models(1, b->model);
+    auto hist = co_await readHistory(c, models, id);
     if (!hist)
         co_return hist.error();
-    for (const HistoryRow &h : *hist)
-        if (h.id == id)
-            out.backfill = h;
+    if (!hist->empty())
+        out.backfill = hist->front();
     auto parts = co_await c.query(
         "SELECT p.partition, p.state, coalesce(p.rows, 0)::text, coalesce(p.seconds, 0)::text, coalesce(p.error, ''), "
         "(p.partition_start = b.window_start OR p.partition_end = b.window_end)::text, "
