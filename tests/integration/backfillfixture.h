@@ -5,6 +5,7 @@
 #include "testsupport.h"
 
 #include "warehouse/connection.h"
+#include "warehouse/iothread.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,7 +15,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
 #include <map>
+#include <thread>
+#include <vector>
 #include <string>
 
 namespace reprint::test {
@@ -109,5 +113,36 @@ inline QString fctTransform()
     return QString::fromUtf8(f.readAll());
 }
 
+
+// Runs `sql` over and over on a connection of its own while `during()` runs (and a moment
+// after), and returns every answer: what a reader saw meanwhile.
+template <typename During>
+std::vector<std::string> readWhile(const std::string &db, const std::string &sql, During during)
+{
+    std::atomic<bool> stop{false};
+    std::vector<std::string> seen;
+    std::thread reader([&] {
+        warehouse::IoThread io;
+        auto conn = io.spawn(warehouse::Connection::connect(db)).get();
+        if (!conn)
+            return;
+        while (!stop) {
+            auto r = io.spawn([](warehouse::ConnectionPtr c, std::string q) -> warehouse::Task<warehouse::Result<warehouse::Reply>> {
+                co_return co_await c->query(q);
+            }(*conn, sql)).get();
+            if (r)
+                seen.push_back(r->last().scalar());
+        }
+        io.spawn([](warehouse::ConnectionPtr c) -> warehouse::Task<int> {
+            c->close();
+            co_return 0;
+        }(*conn)).get();
+    });
+    during();
+    QTest::qWait(50);
+    stop = true;
+    reader.join();
+    return seen;
+}
 
 } // namespace reprint::test

@@ -171,27 +171,12 @@ private Q_SLOTS:
         const std::string window = "SELECT sum(revenue)::text FROM analytics.fct_order_lines "
                                    "WHERE order_date >= '2026-03-09' AND order_date < '2026-03-15'";
         const std::string oldTotal = scalar(db, window);
-        std::atomic<bool> stop{false};
-        std::vector<std::string> seen;
-        std::thread reader([&] {
-            warehouse::IoThread io;
-            auto conn = io.spawn(warehouse::Connection::connect(db)).get();
-            if (!conn)
-                return;
-            while (!stop) {
-                auto r = io.spawn([](warehouse::ConnectionPtr c, std::string sql) -> warehouse::Task<warehouse::Result<warehouse::Reply>> {
-                    co_return co_await c->query(sql);
-                }(*conn, window)).get();
-                if (r)
-                    seen.push_back(r->last().scalar());
-            }
+        test::ProcessResult pub;
+        const std::vector<std::string> seen = readWhile(db, window, [&] {
+            pub = test::runReprint(base(QStringLiteral("publish"), db) << QString::number(id) << QStringLiteral("--approve")
+                                                                       << QStringLiteral("matches raw on every day"));
         });
-        auto pub = test::runReprint(base(QStringLiteral("publish"), db) << QString::number(id) << QStringLiteral("--approve")
-                                                                        << QStringLiteral("matches raw on every day"));
         const std::string newTotal = scalar(db, window);
-        QTest::qWait(50);
-        stop = true;
-        reader.join();
         QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
         QVERIFY(!seen.empty());
         std::set<std::string> distinct(seen.begin(), seen.end());

@@ -220,26 +220,11 @@ private Q_SLOTS:
         const std::string both = "SELECT (SELECT sum(revenue) FROM analytics.fct_order_lines WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14')::text"
                                  " || '/' || (SELECT sum(revenue) FROM analytics.agg_daily_revenue WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14')::text";
         const std::string before = scalar(db, both);
-        std::atomic<bool> stop{false};
-        std::vector<std::string> seen;
-        std::thread reader([&] {
-            warehouse::IoThread io;
-            auto conn = io.spawn(warehouse::Connection::connect(db)).get();
-            if (!conn)
-                return;
-            while (!stop) {
-                auto r = io.spawn([](warehouse::ConnectionPtr c, std::string sql) -> warehouse::Task<warehouse::Result<warehouse::Reply>> {
-                    co_return co_await c->query(sql);
-                }(*conn, both)).get();
-                if (r)
-                    seen.push_back(r->last().scalar());
-            }
+        test::ProcessResult pub;
+        const std::vector<std::string> seen = readWhile(db, both, [&] {
+            pub = test::runReprint(base(QStringLiteral("publish"), db) << id << QStringLiteral("--approve") << QStringLiteral("cascade"));
         });
-        auto pub = test::runReprint(base(QStringLiteral("publish"), db) << id << QStringLiteral("--approve") << QStringLiteral("cascade"));
         const std::string after = scalar(db, both);
-        QTest::qWait(50);
-        stop = true;
-        reader.join();
         QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
         QVERIFY(!seen.empty());
         for (const std::string &s : std::set<std::string>(seen.begin(), seen.end()))
