@@ -118,8 +118,7 @@ QString windowText(const std::string &from, const std::string &to)
 
 bool isDrift(const model::DatabaseError &e)
 {
-    return e.kind == QLatin1String("conflict")
-           && (e.message.contains(QLatin1String("changed since")) || e.message.contains(QLatin1String("no longer holds")));
+    return e.kind == QLatin1String("drift");
 }
 
 } // namespace

@@ -41,6 +41,7 @@ int exitCodeFor(const Error &e)
     case ErrorKind::Validation:
         return ExitValidation;
     case ErrorKind::Conflict:
+    case ErrorKind::Drift:
         return ExitConflict;
     case ErrorKind::Cancelled:
         return ExitCancelled;

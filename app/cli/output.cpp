@@ -315,19 +315,22 @@ void Output::run(const backfill::RunOutcome &run)
 
 void Output::publish(const backfill::PublishOutcome &p)
 {
+    const QString lockHeld = QString::number(p.lockHeldMs, 'f', 1);
     if (m_format == Format::Json) {
         printJson(QJsonObject{{QStringLiteral("backfill"), static_cast<qint64>(p.id)},
                               {QStringLiteral("status"), QStringLiteral("published")},
                               {QStringLiteral("rows_replaced"), static_cast<qint64>(p.rowsReplaced)},
                               {QStringLiteral("rows_inserted"), static_cast<qint64>(p.rowsInserted)},
-                              {QStringLiteral("approver"), q(p.approver)}});
+                              {QStringLiteral("approver"), q(p.approver)},
+                              {QStringLiteral("strategy"), q(p.strategy)},
+                              {QStringLiteral("lock_held_ms"), p.lockHeldMs}});
         return;
     }
     table({QStringLiteral("backfill"), QStringLiteral("status"), QStringLiteral("rows_replaced"), QStringLiteral("rows_inserted"),
-           QStringLiteral("approver")},
+           QStringLiteral("approver"), QStringLiteral("strategy"), QStringLiteral("lock_held_ms")},
           {{QString::number(p.id), QStringLiteral("published"), QString::number(p.rowsReplaced), QString::number(p.rowsInserted),
-            q(p.approver)}},
-          {2, 3});
+            q(p.approver), q(p.strategy), lockHeld}},
+          {2, 3, 6});
 }
 
 void Output::history(const std::vector<backfill::HistoryRow> &rows)

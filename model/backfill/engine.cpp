@@ -64,6 +64,11 @@ Error conflict(std::string message, std::string hint)
     return Error::make(ErrorKind::Conflict, std::move(message), std::move(hint));
 }
 
+Error drift(std::string message, std::string hint)
+{
+    return Error::make(ErrorKind::Drift, std::move(message), std::move(hint));
+}
+
 Error usage(std::string message, std::string hint = {})
 {
     return Error::make(ErrorKind::Usage, std::move(message), std::move(hint));
@@ -839,7 +844,242 @@ struct PublishPlan {
     std::string stage;          // quoted
     std::string archiveName;    // unquoted, in reprint_archive; empty: no archive (scheduled run)
     std::string note, overrideReason, auditAction;
+    PublishStrategy strategy = PublishStrategy::Replace;
+    const EngineOptions *options = nullptr;
 };
+
+// A physical partition of the target that is exactly one partition of the window.
+struct PhysicalPartition {
+    std::string schema, name;   // unquoted
+    std::string lower, upper;   // its bounds as the catalog prints them (literals of the column's type)
+};
+
+// How the window lies on the target's physical partitions: one per window partition, in
+// order, or `misfit` saying why a swap cannot replace the window.
+struct SwapLayout {
+    std::vector<PhysicalPartition> partitions;
+    std::string misfit;
+};
+
+std::string quoteLiteral(const std::string &text)
+{
+    std::string out = "'";
+    for (char ch : text) {
+        if (ch == '\'')
+            out += '\'';
+        out += ch;
+    }
+    return out + "'";
+}
+
+Task<Result<SwapLayout>> swapLayoutOf(warehouse::Connection &c, const ModelSql &sql, const Window &w)
+{
+    SwapLayout layout;
+    auto key = co_await c.query("SELECT p.partstrat::text, p.partnatts::int, coalesce(a.attname::text, '') "
+                                "FROM pg_partitioned_table p "
+                                "LEFT JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0] "
+                                "WHERE p.partrelid = $1::regclass",
+                                args(sql.target));
+    if (!key)
+        co_return key.error();
+    if (key->last().rows.empty()) {
+        layout.misfit = sql.target + " is not a partitioned table";
+        co_return layout;
+    }
+    const auto &k = key->last().rows.front();
+    if (*k[0] != "r" || *k[1] != "1" || *k[2] != sql.model->partitionColumn) {
+        layout.misfit = sql.target + " is not range-partitioned on " + sql.column + " alone";
+        co_return layout;
+    }
+    std::vector<Value> lowers, uppers;
+    for (const Partition &p : w.partitions) {
+        lowers.emplace_back(sql.lowerValue(p));
+        uppers.emplace_back(sql.upperValue(p));
+    }
+    // A leaf whose bounds are exactly [lower, upper) of each window partition, compared in
+    // the column's type; bounds the catalog prints unquoted (MINVALUE, DEFAULT) never match.
+    const std::string type = sql.columnType;
+    auto kids = co_await c.query(
+        "WITH want AS (SELECT lo, hi, ord FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(lo, hi, ord)), "
+        "kids AS (SELECT n.nspname::text AS schema, k.relname::text AS name, k.relkind::text AS kind, b[1] AS lo, b[2] AS hi "
+        "  FROM pg_inherits i JOIN pg_class k ON k.oid = i.inhrelid JOIN pg_namespace n ON n.oid = k.relnamespace, "
+        "  regexp_match(pg_get_expr(k.relpartbound, k.oid), '^FOR VALUES FROM \\(''([^'']*)''\\) TO \\(''([^'']*)''\\)$') AS b "
+        "  WHERE i.inhparent = $1::regclass) "
+        "SELECT w.ord::text, k.schema, k.name, k.kind, k.lo, k.hi FROM want w "
+        "LEFT JOIN kids k ON k.lo::" + type + " = w.lo::" + type + " AND k.hi::" + type + " = w.hi::" + type + " ORDER BY w.ord",
+        args(sql.target, arrayLiteral(lowers), arrayLiteral(uppers)));
+    if (!kids)
+        co_return kids.error();
+    const auto &rows = kids->last().rows;
+    for (std::size_t i = 0; i < rows.size() && i < w.partitions.size(); ++i) {
+        if (!rows[i][1]) {
+            layout.misfit = "partition " + w.partitions[i].name + " is not one whole physical partition of " + sql.target;
+            break;
+        }
+        if (*rows[i][3] != "r") {
+            layout.misfit = "physical partition " + quoteRelation(*rows[i][1], *rows[i][2]) + " is itself partitioned";
+            break;
+        }
+        layout.partitions.push_back({*rows[i][1], *rows[i][2], *rows[i][4], *rows[i][5]});
+    }
+    if (layout.misfit.empty() && layout.partitions.size() != w.partitions.size())
+        layout.misfit = "the window does not map one to one onto physical partitions of " + sql.target;
+    co_return layout;
+}
+
+// $1: a partition (quoted). Its indexes that are part of an index of the partitioned
+// table: that index's oid, then the partition's index name.
+constexpr const char *kPartitionIndexesSql =
+    "SELECT p.inhparent::text, c.relname::text FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid "
+    "JOIN pg_inherits p ON p.inhrelid = x.indexrelid WHERE x.indrelid = $1::regclass ORDER BY c.relname";
+
+bool isLockTimeout(const Error &e)
+{
+    return e.sqlstate == "55P03";
+}
+
+// Inside the caller's open transaction: builds one table per window partition from the
+// stage (no lock on the target beyond ACCESS SHARE), then, under a short ACCESS EXCLUSIVE
+// lock on the target, detaches each old partition (into the archive, or dropped when
+// there is none) and attaches the new one under its name. The lock is asked for with a
+// short lock_timeout so that readers never queue behind it for long, and retried with
+// backoff; when it cannot be had, the swap is rolled back to before the lock and a
+// conflict says so. Readers see all old or all new: the catalog change commits at once.
+Task<Result<PublishOutcome>> swapWindow(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
+                                        const SwapLayout &layout)
+{
+    PublishOutcome out;
+    out.id = plan.id;
+    out.strategy = "swap";
+    const Window &w = *plan.window;
+    const std::string id = std::to_string(plan.id);
+    const std::string like = " (LIKE " + sql.target
+                             + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING GENERATED "
+                               "INCLUDING STORAGE INCLUDING COMPRESSION)";
+    std::vector<std::string> fresh;  // quoted, in the old partitions' schemas
+    Result<Reply> r = Reply{};
+    for (std::size_t i = 0; i < layout.partitions.size() && r; ++i) {
+        const PhysicalPartition &part = layout.partitions[i];
+        const std::string table = quoteRelation(part.schema, ("reprint_new_" + id + "_" + std::to_string(i)).substr(0, 63));
+        fresh.push_back(table);
+        const Params bounds = {sql.lowerValue(w.partitions[i]), sql.upperValue(w.partitions[i])};
+        r = co_await c.query("CREATE TABLE " + table + like);
+        if (r)
+            r = co_await c.query("INSERT INTO " + table + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM "
+                                     + plan.stage + " AS t WHERE " + sql.inWindow("t"),
+                                 bounds);
+        if (r) {
+            out.rowsInserted += r->last().affectedRows;
+            // Lets ATTACH skip scanning the new rows while it holds the lock.
+            r = co_await c.query("ALTER TABLE " + table + " ADD CONSTRAINT reprint_swap_bounds CHECK (" + sql.column
+                                 + " IS NOT NULL AND " + sql.column + " >= " + quoteLiteral(part.lower) + "::" + sql.columnType
+                                 + " AND " + sql.column + " < " + quoteLiteral(part.upper) + "::" + sql.columnType + ")");
+        }
+        if (r)
+            r = co_await c.query("SELECT count(*) FROM ONLY " + quoteRelation(part.schema, part.name));
+        if (r)
+            out.rowsReplaced += std::stoll(r->last().scalar("0"));
+    }
+    if (r)
+        r = co_await c.query("SELECT count(*) FROM " + plan.stage);
+    if (!r)
+        co_return r.error();
+    if (std::stoll(r->last().scalar("0")) != out.rowsInserted)
+        co_return Error::make(ErrorKind::Data,
+                              "the stage of backfill " + id + " holds " + r->last().scalar("0") + " rows but the window's "
+                                  + std::to_string(layout.partitions.size()) + " partitions take "
+                                  + std::to_string(out.rowsInserted) + "; nothing was published",
+                              "Some staged rows lie outside every partition of the window. Check the transform's bounds.");
+    const std::string archive = plan.archiveName.empty() ? std::string() : quoteRelation("reprint_archive", plan.archiveName);
+    if (!archive.empty()) {
+        // The detached partitions become children of one archive table, so that undo
+        // and prune treat a swapped publish like a replaced one.
+        r = co_await c.query("CREATE TABLE " + archive + " (LIKE " + sql.target + " INCLUDING DEFAULTS)");
+        if (!r)
+            co_return r.error();
+    }
+
+    const EngineOptions &opt = *plan.options;
+    auto timer = asio::steady_timer(co_await asio::this_coro::executor);
+    int backoffMs = 100;
+    for (int attempt = 1;; ++attempt) {
+        r = co_await c.execute("SAVEPOINT reprint_swap");
+        if (r)
+            r = co_await c.query("SELECT set_config('lock_timeout', $1, true)", args(std::to_string(opt.swapLockTimeoutMs) + "ms"));
+        if (r)
+            r = co_await c.execute("LOCK TABLE " + sql.target + " IN ACCESS EXCLUSIVE MODE");
+        if (r)
+            out.lockedAt = std::chrono::steady_clock::now();
+        for (std::size_t i = 0; i < layout.partitions.size() && r; ++i) {
+            const PhysicalPartition &part = layout.partitions[i];
+            const std::string old = quoteRelation(part.schema, part.name);
+            const std::string parked = ("b" + id + "_" + std::to_string(i) + "_" + part.name).substr(0, 63);
+            // The old partition's index names, by the target's index each is part of: the new
+            // partition takes them over, so that names stay what the warehouse's owners chose.
+            auto indexes = co_await c.query(kPartitionIndexesSql, args(old));
+            if (!indexes) {
+                r = indexes.error();
+                break;
+            }
+            r = co_await c.execute("ALTER TABLE " + sql.target + " DETACH PARTITION " + old);
+            for (std::size_t j = 0; j < indexes->last().rows.size() && r; ++j) {
+                const std::string name = *indexes->last().rows[j][1];
+                const std::string moved = ("b" + id + "_" + std::to_string(i) + "_" + std::to_string(j) + "_" + name).substr(0, 63);
+                r = co_await c.execute("ALTER INDEX " + quoteRelation(part.schema, name) + " RENAME TO " + quoteIdentifier(moved));
+            }
+            if (r && archive.empty())
+                r = co_await c.execute("DROP TABLE " + old);
+            if (r && !archive.empty()) {
+                r = co_await c.execute("ALTER TABLE " + old + " RENAME TO " + quoteIdentifier(parked));
+                if (r)
+                    r = co_await c.execute("ALTER TABLE " + quoteRelation(part.schema, parked) + " SET SCHEMA reprint_archive");
+                if (r)
+                    r = co_await c.execute("ALTER TABLE " + quoteRelation("reprint_archive", parked) + " INHERIT " + archive);
+            }
+            if (r)
+                r = co_await c.execute("ALTER TABLE " + fresh[i] + " RENAME TO " + quoteIdentifier(part.name));
+            if (r)
+                r = co_await c.execute("ALTER TABLE " + sql.target + " ATTACH PARTITION " + old + " FOR VALUES FROM ("
+                                       + quoteLiteral(part.lower) + ") TO (" + quoteLiteral(part.upper) + ")");
+            if (r)
+                r = co_await c.execute("ALTER TABLE " + old + " DROP CONSTRAINT reprint_swap_bounds");
+            Result<Reply> taken = Reply{};
+            if (r)
+                taken = co_await c.query(kPartitionIndexesSql, args(old));
+            if (r && !taken)
+                r = taken.error();
+            for (std::size_t j = 0; r && j < taken->last().rows.size(); ++j) {
+                const auto &row = taken->last().rows[j];
+                for (const auto &was : indexes->last().rows)
+                    if (*was[0] == *row[0] && *was[1] != *row[1])
+                        r = co_await c.execute("ALTER INDEX " + quoteRelation(part.schema, *row[1]) + " RENAME TO "
+                                               + quoteIdentifier(*was[1]));
+            }
+        }
+        if (r)
+            r = co_await c.query("SELECT set_config('lock_timeout', $1, true)", args(std::to_string(opt.lockTimeoutMs) + "ms"));
+        if (r)
+            r = co_await c.execute("RELEASE SAVEPOINT reprint_swap");
+        if (r)
+            co_return out;
+        const Error e = r.error();
+        auto back = co_await c.execute("ROLLBACK TO SAVEPOINT reprint_swap");
+        if (!back)
+            co_return e;
+        if (!isLockTimeout(e))
+            co_return e;
+        if (attempt >= opt.swapLockTries)
+            co_return conflict("could not lock " + sql.target + " to swap " + std::to_string(layout.partitions.size())
+                                   + " partition(s): other sessions held it through " + std::to_string(attempt) + " tries of "
+                                   + std::to_string(opt.swapLockTimeoutMs) + " ms; nothing was published",
+                               "Publish again when the target is quieter, or set `publish: replace` for this model: it never "
+                               "waits for readers.");
+        timer.expires_after(std::chrono::milliseconds(backoffMs));
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        backoffMs = std::min(backoffMs * 2, 2000);
+    }
+}
 
 // Replaces the window's rows of the target with the stage's, inside the caller's open
 // transaction: archive (optional) and delete in one pass, insert, status, audit,
@@ -852,25 +1092,47 @@ Task<Result<PublishOutcome>> replaceWindow(warehouse::Connection &c, const Model
     const Params bounds = {sql.lowerValue(w.first()), sql.upperValue(w.last())};
     const std::string where = " AS t WHERE " + sql.inWindow("t");
     Result<Reply> r = Reply{};
-    if (!plan.archiveName.empty()) {
-        const std::string archive = quoteRelation("reprint_archive", plan.archiveName);
-        r = co_await c.query("CREATE TABLE " + archive + " (LIKE " + sql.target + " INCLUDING DEFAULTS)");
-        if (r)
-            r = co_await c.query("WITH gone AS (DELETE FROM " + sql.target + where + " RETURNING " + sql.columnList
-                                     + ") INSERT INTO " + archive + " (" + sql.columnList + ") SELECT " + sql.columnList
-                                     + " FROM gone",
-                                 bounds);
-    } else {
-        r = co_await c.query("DELETE FROM " + sql.target + where, bounds);
+    SwapLayout layout;
+    if (plan.strategy != PublishStrategy::Replace) {
+        auto found = co_await swapLayoutOf(c, sql, w);
+        if (!found)
+            co_return found.error();
+        layout = std::move(*found);
+        if (!layout.misfit.empty() && plan.strategy == PublishStrategy::Swap)
+            co_return Error::make(ErrorKind::Spec,
+                                  "model " + sql.model->name + " asks for `publish: swap`, but " + layout.misfit
+                                      + "; nothing was published",
+                                  "Scope the window to whole physical partitions, or set `publish: auto` (swap where it "
+                                  "can, replace otherwise) or `publish: replace` in the spec.");
     }
-    if (!r)
-        co_return r.error();
-    out.rowsReplaced = r->last().affectedRows;
-    r = co_await c.query("INSERT INTO " + sql.target + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM "
-                         + plan.stage);
-    if (!r)
-        co_return r.error();
-    out.rowsInserted = r->last().affectedRows;
+    if (plan.strategy != PublishStrategy::Replace && layout.misfit.empty()) {
+        auto swapped = co_await swapWindow(c, sql, plan, layout);
+        if (!swapped)
+            co_return swapped.error();
+        out = *swapped;
+    } else {
+        out.strategy = "replace";
+        out.lockedAt = std::chrono::steady_clock::now();
+        if (!plan.archiveName.empty()) {
+            const std::string archive = quoteRelation("reprint_archive", plan.archiveName);
+            r = co_await c.query("CREATE TABLE " + archive + " (LIKE " + sql.target + " INCLUDING DEFAULTS)");
+            if (r)
+                r = co_await c.query("WITH gone AS (DELETE FROM " + sql.target + where + " RETURNING " + sql.columnList
+                                         + ") INSERT INTO " + archive + " (" + sql.columnList + ") SELECT " + sql.columnList
+                                         + " FROM gone",
+                                     bounds);
+        } else {
+            r = co_await c.query("DELETE FROM " + sql.target + where, bounds);
+        }
+        if (!r)
+            co_return r.error();
+        out.rowsReplaced = r->last().affectedRows;
+        r = co_await c.query("INSERT INTO " + sql.target + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM "
+                             + plan.stage);
+        if (!r)
+            co_return r.error();
+        out.rowsInserted = r->last().affectedRows;
+    }
 
     std::vector<Value> starts, ends;
     for (const Partition &p : w.partitions) {
@@ -1539,6 +1801,8 @@ Task<Result<RunOutcome>> Engine::run(std::string modelName, std::string partitio
     plan.stage = rec->stage;
     plan.note = "scheduled run";
     plan.auditAction = "run";
+    plan.strategy = (*m)->publish;
+    plan.options = &m_options;
     auto published = co_await replaceWindow(c, sql, plan);
     if (published)
         r = co_await c.execute("COMMIT");
@@ -1666,12 +1930,9 @@ namespace {
 // validated (status, validation or override, four eyes, claim, transform hash, target
 // and source drift), then replaces its window.
 Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec &spec, const Model &m, const Window &w,
-                                           const BackfillRow &b, const PublishRequest &req)
+                                           const BackfillRow &b, const PublishRequest &req, const EngineOptions &options)
 {
     const std::string id = std::to_string(b.id);
-    if (m.publish == PublishStrategy::Swap)
-        co_return Error::make(ErrorKind::Spec, "model " + m.name + " asks for `publish: swap`, which this version does not do yet",
-                              "Set `publish: delete_insert` in the spec (the default); nothing was published.");
     if (b.status == "published")
         co_return conflict("backfill " + id + " is already published; nothing was changed", "`reprint history` shows when and by whom.");
     if (b.status == "undone" || b.status == "abandoned")
@@ -1697,7 +1958,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     if (!claim)
         co_return claim.error();
     if (claim->last().rows.empty())
-        co_return conflict("backfill " + id + " no longer holds its claim on the window", "Its lease was taken over; run the backfill again.");
+        co_return drift("backfill " + id + " no longer holds its claim on the window", "Its lease was taken over; run the backfill again.");
     auto tz = co_await c.query("SELECT set_config('TimeZone', $1, true)", args(m.timezone));
     if (!tz)
         co_return tz.error();
@@ -1707,7 +1968,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     const ModelSql &sql = *described;
     // The drift guard: what is published must be exactly what was validated.
     if (sql.transformHash != b.transformHash)
-        co_return conflict("the transform of " + m.name + " changed since backfill " + id + " was validated",
+        co_return drift("the transform of " + m.name + " changed since backfill " + id + " was validated",
                            "Run the backfill again so that the review matches the code that runs.");
     auto now = co_await readTotals(c, sql, sql.target, w.first(), w.last());
     if (!now)
@@ -1720,7 +1981,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     for (const auto &row : stored->last().rows) {
         const Value current = totalOf(*now, std::stoll(*row[0]), measureIndex(m, *row[2]));
         if (!agrees(current, row[3], 0))
-            co_return conflict("the target changed since validation: " + m.name + " " + *row[1] + " " + *row[2] + " was "
+            co_return drift("the target changed since validation: " + m.name + " " + *row[1] + " " + *row[2] + " was "
                                    + row[3].value_or("NULL") + ", now " + current.value_or("NULL") + "; nothing was published",
                                "Something wrote the window after backfill " + id
                                    + " was validated. Abandon it and run the backfill again to re-validate.");
@@ -1736,7 +1997,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     for (const auto &row : storedChecks->last().rows) {
         const Value current = checkOf(*checksNow, *row[1], std::stoll(*row[0]));
         if (!agrees(current, row[2], 0))
-            co_return conflict("the source changed since validation: check '" + *row[1] + "' of " + m.name + " was "
+            co_return drift("the source changed since validation: check '" + *row[1] + "' of " + m.name + " was "
                                    + row[2].value_or("NULL") + ", now " + current.value_or("NULL"),
                                "Abandon backfill " + id + " and run it again to re-validate against the new source.");
     }
@@ -1748,6 +2009,8 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     plan.note = req.note;
     plan.overrideReason = req.overrideReason;
     plan.auditAction = "publish";
+    plan.strategy = m.publish;
+    plan.options = &options;
     co_return co_await replaceWindow(c, sql, plan);
 }
 
@@ -1803,23 +2066,38 @@ Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr 
         auto locked = co_await c.query("SELECT pg_advisory_xact_lock(hashtext('reprint.publish'), hashtext($1))", args((*m)->name));
         if (!locked)
             co_return co_await fail(locked.error());
-        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req);
+        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req, m_options);
         if (!out)
             co_return co_await fail(out.error());
         total.rowsReplaced += out->rowsReplaced;
         total.rowsInserted += out->rowsInserted;
         total.approver = out->approver;
+        total.strategy = out->strategy;
+        if (total.lockedAt == std::chrono::steady_clock::time_point() || out->lockedAt < total.lockedAt)
+            total.lockedAt = out->lockedAt;
     }
     auto committed = co_await c.execute("COMMIT");
+    total.lockHeldMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - total.lockedAt).count();
     if (!committed) {
-        // The commit's outcome is unknown when the connection dropped: read it back.
+        // The commit's outcome is unknown when the connection dropped: read it back, from
+        // the warehouse, on a new connection.
         auto again = co_await connectTo(m_conninfo, nullptr, {});
-        if (again) {
-            auto st = co_await readBackfill(**again, req.id, false);
-            if (st && st->status == "published")
-                co_return total;
+        Result<BackfillRow> st = Error::make(ErrorKind::Connection, "not connected");
+        if (again)
+            st = co_await readBackfill(**again, req.id, false);
+        if (st && st->status == "published")
+            co_return total;
+        Error e = committed.error();
+        if (st) {
+            e.message = "the connection was lost while committing the publish of backfill " + id + " (" + e.message
+                        + "); the warehouse shows it " + st->status + ": it rolled back, nothing was published";
+            e.hint = "Publish it again.";
+        } else {
+            e.message = "the connection was lost while committing the publish of backfill " + id + " (" + e.message
+                        + ") and the outcome could not be read back";
+            e.hint = "Run `reprint history` once the warehouse is reachable: it says whether backfill " + id + " was published.";
         }
-        co_return committed.error();
+        co_return e;
     }
     co_return total;
 }
@@ -1948,7 +2226,7 @@ Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
         for (const auto &row : stored->last().rows) {
             const Value current = totalOf(*now, std::stoll(*row[0]), measureIndex(**m, *row[2]));
             if (!agrees(current, row[3], 0))
-                co_return co_await fail(conflict("the window was written after backfill " + id + " was published: " + *row[1] + " "
+                co_return co_await fail(drift("the window was written after backfill " + id + " was published: " + *row[1] + " "
                                                      + *row[2] + " is " + current.value_or("NULL") + ", published "
                                                      + row[3].value_or("NULL") + "; nothing was undone",
                                                  "Undoing would throw that write away. Pass --override REASON to undo anyway."));
@@ -1979,7 +2257,7 @@ Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
                              args((*m)->name, id, w->first().startText(), w->last().endText()),
                              oids(0, 0, kTimestamptzOid, kTimestamptzOid));
     if (r)
-        r = co_await c.query("DROP TABLE " + archive);
+        r = co_await c.query("DROP TABLE " + archive + " CASCADE");  // a swap's archive: the detached partitions inherit it
     if (!r)
         co_return co_await fail(r.error());
     auto committed = co_await c.execute("COMMIT");
@@ -2010,7 +2288,7 @@ Task<Result<int>> Engine::pruneArchives(int retentionDays)
     for (const auto &row : r->last().rows) {
         auto x = co_await c.execute("BEGIN");
         if (x)
-            x = co_await c.query("DROP TABLE IF EXISTS " + quoteRelation("reprint_archive", *row[1]));
+            x = co_await c.query("DROP TABLE IF EXISTS " + quoteRelation("reprint_archive", *row[1]) + " CASCADE");
         if (x)
             x = co_await c.query("UPDATE reprint.backfills SET archive_table = NULL, updated_at = now() WHERE id = $1", args(*row[0]));
         if (x)

@@ -50,6 +50,8 @@ struct EngineOptions {
     int leaseSeconds = 120;       // a staging process's claim expires this long after its last heartbeat
     int heartbeatSeconds = 20;
     int lockTimeoutMs = 5000;     // publish never queues readers behind it longer than this
+    int swapLockTimeoutMs = 200;  // a swap asks for its exclusive lock this long (readers queue behind the ask) ...
+    int swapLockTries = 5;        // ... this many times, backing off 100 ms, 200 ms, ... in between
     int sampleRows = 20;          // changed rows kept per boundary partition diff
     std::string holder;           // host:pid; filled in by Engine when empty
 };
@@ -125,6 +127,9 @@ struct PublishOutcome {
     long long rowsReplaced = 0;  // rows archived and deleted from the target
     long long rowsInserted = 0;
     std::string approver;
+    std::string strategy;        // "replace" or "swap": how the window was replaced (per model in a cascade: the last)
+    double lockHeldMs = 0;       // from taking the target's lock (replace: the delete; swap: the exclusive lock) to COMMIT
+    std::chrono::steady_clock::time_point lockedAt;  // internal: when the first member took its lock
 };
 
 struct StatusRow {

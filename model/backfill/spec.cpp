@@ -26,6 +26,16 @@ std::vector<const Check *> Model::checksFor(const std::string &measure) const
     return out;
 }
 
+const char *toString(PublishStrategy strategy)
+{
+    switch (strategy) {
+    case PublishStrategy::Replace: return "replace";
+    case PublishStrategy::Swap: return "swap";
+    case PublishStrategy::Auto: return "auto";
+    }
+    return "replace";
+}
+
 std::vector<std::string> Model::allMeasures() const
 {
     std::vector<std::string> out{"rows"};
@@ -530,9 +540,12 @@ private:
             model->approval = choice == "single" ? Approval::Single : Approval::FourEyes;
         }
         if (e.count("publish")) {
-            if (!oneOf(e["publish"].value, child(path, "publish"), {"delete_insert", "swap"}, &choice))
+            // delete_insert: the name this key had before swap existed; it means replace.
+            if (!oneOf(e["publish"].value, child(path, "publish"), {"replace", "swap", "auto", "delete_insert"}, &choice))
                 return false;
-            model->publish = choice == "swap" ? PublishStrategy::Swap : PublishStrategy::DeleteInsert;
+            model->publish = choice == "swap" ? PublishStrategy::Swap
+                             : choice == "auto" ? PublishStrategy::Auto
+                                                : PublishStrategy::Replace;
         }
         return true;
     }

@@ -33,7 +33,14 @@ struct Check {
 };
 
 enum class Approval { Single, FourEyes };
-enum class PublishStrategy { DeleteInsert, Swap };
+// How publish replaces a window. Replace: delete the window's rows and insert the stage's
+// (works on any table; readers are never blocked). Swap: the target is range-partitioned
+// on the partition column and every partition of the window is one physical partition;
+// publish attaches a table built from the stage in place of each and detaches the old
+// one into the archive (a short exclusive lock, no row-by-row delete). Auto: swap when
+// the window is aligned with physical partitions, replace otherwise.
+enum class PublishStrategy { Replace, Swap, Auto };
+const char *toString(PublishStrategy strategy);
 
 struct Model {
     std::string name;
@@ -49,7 +56,7 @@ struct Model {
     std::vector<Check> checks;
     int maxParallel = 4;
     Approval approval = Approval::Single;
-    PublishStrategy publish = PublishStrategy::DeleteInsert;
+    PublishStrategy publish = PublishStrategy::Replace;
     int line = 0;                       // where the model starts in the spec, for messages
 
     PartitionScheme scheme() const { return PartitionScheme(grain, timezone); }

@@ -10,6 +10,7 @@ const char *toString(ErrorKind kind)
     case ErrorKind::Syntax: return "syntax";
     case ErrorKind::Permission: return "permission";
     case ErrorKind::Conflict: return "conflict";
+    case ErrorKind::Drift: return "drift";
     case ErrorKind::Data: return "data";
     case ErrorKind::Usage: return "usage";
     case ErrorKind::Spec: return "spec";

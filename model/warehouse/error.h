@@ -22,6 +22,8 @@ enum class ErrorKind {
     Usage,       // the caller asked for something impossible: bad flag, unknown model
     Spec,        // the spec file (or a file it names) is wrong: names file:line:col
     Validation,  // the engine's: data failed validation, so nothing was published
+    Drift,       // the engine's: the target, source, transform or claim changed since
+                 // validation (or the window since publish, for undo); nothing was changed
     Internal,    // anything else the server or libpq reported
 };
 

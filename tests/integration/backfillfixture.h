@@ -84,8 +84,10 @@ inline QStringList base(const QString &command, const std::string &db, const QSt
     return {command, QStringLiteral("--spec"), spec, QStringLiteral("--db"), QString::fromStdString(db)};
 }
 
-// A copy of the demo spec directory whose fct transform is `transformSql`.
-inline QString specWithTransform(QTemporaryDir &dir, const QString &transformSql)
+// A copy of the demo spec directory (transforms and checks included) whose spec text is
+// passed through `edit`. Returns the copy's spec path.
+template <typename Edit>
+inline QString specCopy(QTemporaryDir &dir, Edit edit)
 {
     const QDir demo(qEnvironmentVariable("REPRINT_TEST_DEMO_DIR"));
     QDir(dir.path()).mkpath(QStringLiteral("transforms"));
@@ -96,14 +98,31 @@ inline QString specWithTransform(QTemporaryDir &dir, const QString &transformSql
     QFile in(demoSpec());
     in.open(QIODevice::ReadOnly);
     QString yaml = QString::fromUtf8(in.readAll());
-    yaml.replace(QStringLiteral("transforms/fct_order_lines.sql"), QStringLiteral("transforms/custom_fct.sql"));
+    edit(yaml);
     QFile out(dir.filePath(QStringLiteral("spec.yaml")));
     out.open(QIODevice::WriteOnly);
     out.write(yaml.toUtf8());
-    QFile t(dir.filePath(QStringLiteral("transforms/custom_fct.sql")));
+    return out.fileName();
+}
+
+// A copy of the demo spec directory whose fct transform is `transformSql`.
+inline QString specWithTransform(QTemporaryDir &dir, const QString &transformSql)
+{
+    QFile t(QDir(dir.path()).filePath(QStringLiteral("custom_fct.sql")));
     t.open(QIODevice::WriteOnly);
     t.write(transformSql.toUtf8());
-    return out.fileName();
+    t.close();
+    return specCopy(dir, [](QString &yaml) {
+        yaml.replace(QStringLiteral("transforms/fct_order_lines.sql"), QStringLiteral("custom_fct.sql"));
+    });
+}
+
+// A copy of the demo spec whose models publish with `strategy` (replace, swap, auto).
+inline QString specPublishing(QTemporaryDir &dir, const QString &strategy)
+{
+    return specCopy(dir, [&](QString &yaml) {
+        yaml.replace(QRegularExpression(QStringLiteral("publish: auto\\b")), QStringLiteral("publish: ") + strategy);
+    });
 }
 
 inline QString fctTransform()

@@ -201,7 +201,7 @@ void TestSpec::defaults()
     QCOMPARE(m.timezone, std::string("UTC"));
     QCOMPARE(m.maxParallel, 4);
     QCOMPARE(m.approval, Approval::Single);
-    QCOMPARE(m.publish, PublishStrategy::DeleteInsert);
+    QCOMPARE(m.publish, PublishStrategy::Replace);
     QVERIFY(m.measures.empty());
     QCOMPARE(m.allMeasures(), std::vector<std::string>{"rows"});
     QVERIFY(m.checks.empty());
@@ -394,7 +394,7 @@ void TestSpec::errors_data()
     QTest::newRow("approval") << QByteArray(kBase + "    approval: two\n")
                               << "7:15: models[0].approval: 'two' is not one of single, four_eyes";
     QTest::newRow("publish") << QByteArray(kBase + "    publish: merge\n")
-                             << "7:14: models[0].publish: 'merge' is not one of delete_insert, swap";
+                             << "7:14: models[0].publish: 'merge' is not one of replace, swap, auto, delete_insert";
     QTest::newRow("depends_on is a mapping")
         << QByteArray(kBase + "    depends_on: {a: b}\n")
         << "7:17: models[0].depends_on: is a mapping (expected a list of model names or schema.table relations)";

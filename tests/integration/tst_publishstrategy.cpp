@@ -1,0 +1,291 @@
+// Publish strategies (replace, swap, auto) and a publish whose connection is lost at
+// COMMIT: through the `reprint` CLI on copies of the demo warehouse, whose targets have
+// one physical partition per day.
+#include "backfillfixture.h"
+#include "socketproxy.h"
+
+#include "warehouse/iothread.h"
+
+#include <QJsonArray>
+
+#include <set>
+
+using namespace reprint;
+using namespace reprint::test;
+using warehouse::args;
+
+namespace {
+
+const QString kFrom = QStringLiteral("2026-03-09");
+const QString kTo = QStringLiteral("2026-03-14");
+
+long long stage(const std::string &db, const QString &spec)
+{
+    auto p = test::runReprint(base(QStringLiteral("backfill"), db, spec) << QStringLiteral("--model") << QStringLiteral("fct_order_lines")
+                                                                         << QStringLiteral("--from") << kFrom << QStringLiteral("--to") << kTo);
+    if (p.exitCode != 0)
+        qWarning("backfill failed: %s", qPrintable(p.err));
+    return backfillIdFrom(p);
+}
+
+ProcessResult publish(const std::string &db, const QString &spec, long long id)
+{
+    return test::runReprint(base(QStringLiteral("publish"), db, spec) << QString::number(id) << QStringLiteral("--approve")
+                                                                      << QStringLiteral("checked") << QStringLiteral("--format")
+                                                                      << QStringLiteral("json"));
+}
+
+// Each physical partition of the fct target with its bounds, and its indexes' names.
+std::string physicalLayout(const std::string &db)
+{
+    return scalar(db, "SELECT string_agg(c.relname || ' ' || pg_get_expr(c.relpartbound, c.oid) || ' ' || "
+                      "(SELECT coalesce(string_agg(x.indexrelid::regclass::text, ',' ORDER BY 1), '') FROM pg_index x "
+                      "WHERE x.indrelid = c.oid), E'\\n' ORDER BY c.relname) "
+                      "FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+                      "WHERE i.inhparent = 'analytics.fct_order_lines'::regclass");
+}
+
+std::string leftovers(const std::string &db)
+{
+    return scalar(db, "SELECT count(*) FROM pg_class WHERE relname LIKE 'reprint\\_new\\_%' "
+                      "OR relnamespace = 'reprint_archive'::regnamespace");
+}
+
+std::string statusOf(const std::string &db, long long id)
+{
+    return scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", args(std::to_string(id)));
+}
+
+// The window's days of the target as they should be, computed from the raw tables.
+std::string truthOfWindow(const std::string &db)
+{
+    std::string out;
+    const std::string truth = truthPerDay(db);
+    for (const QString &line : QString::fromStdString(truth).split(QLatin1Char('\n')))
+        if (line.left(10) >= kFrom && line.left(10) <= kTo)
+            out += line.toStdString() + "\n";
+    return out;
+}
+
+std::string targetOfWindow(const std::string &db)
+{
+    std::string out;
+    for (const QString &line : QString::fromStdString(targetPerDay(db)).split(QLatin1Char('\n')))
+        if (line.left(10) >= kFrom && line.left(10) <= kTo)
+            out += line.toStdString() + "\n";
+    return out;
+}
+
+// A transaction kept open on a connection of its own, holding whatever its statement locked.
+class HeldTransaction {
+public:
+    HeldTransaction(const std::string &db, const std::string &sql)
+    {
+        auto conn = m_io.spawn(warehouse::Connection::connect(db)).get();
+        if (!conn)
+            return;
+        m_conn = *conn;
+        auto r = m_io.spawn([](warehouse::ConnectionPtr c, std::string q) -> warehouse::Task<warehouse::Result<warehouse::Reply>> {
+            auto begun = co_await c->execute("BEGIN");
+            if (!begun)
+                co_return begun;
+            co_return co_await c->execute(q);
+        }(m_conn, sql)).get();
+        m_ok = r.ok();
+    }
+    ~HeldTransaction() { end(); }
+    bool ok() const { return m_ok; }
+    void end()
+    {
+        if (!m_conn)
+            return;
+        m_io.spawn([](warehouse::ConnectionPtr c) -> warehouse::Task<int> {
+            (void)co_await c->execute("COMMIT");
+            c->close();
+            co_return 0;
+        }(m_conn)).get();
+        m_conn.reset();
+    }
+
+private:
+    warehouse::IoThread m_io;
+    warehouse::ConnectionPtr m_conn;
+    bool m_ok = false;
+};
+
+} // namespace
+
+class TestPublishStrategy : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(QFile::exists(demoSpec()), "the demo fixture did not write its spec");
+    }
+
+    // Swap and replace leave exactly the same rows; swap keeps the physical layout and its
+    // names; undo of a swap restores every partition's md5.
+    void swapAndReplaceGiveTheSameRows()
+    {
+        std::map<std::string, std::string> hashes[2];
+        int i = 0;
+        for (const QString &strategy : {QStringLiteral("replace"), QStringLiteral("swap")}) {
+            const std::string db = test::demoCopy("ps_same_" + strategy.toStdString());
+            QTemporaryDir dir;
+            const QString spec = specPublishing(dir, strategy);
+            const auto before = dayHashes(db);
+            const std::string layout = physicalLayout(db);
+            const long long id = stage(db, spec);
+            QVERIFY(id > 0);
+            auto pub = publish(db, spec, id);
+            QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+            const QJsonObject out = json(pub);
+            QCOMPARE(out.value(QStringLiteral("strategy")).toString(), strategy);
+            QCOMPARE(out.value(QStringLiteral("rows_inserted")).toInteger(),
+                     QString::fromStdString(scalar(db, "SELECT count(*) FROM analytics.fct_order_lines "
+                                                       "WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14'"))
+                         .toLongLong());
+            qInfo("%s: lock held %.1f ms", qPrintable(strategy), out.value(QStringLiteral("lock_held_ms")).toDouble());
+            QCOMPARE(targetOfWindow(db), truthOfWindow(db));
+            QCOMPARE(physicalLayout(db), layout);
+            hashes[i++] = dayHashes(db);
+
+            auto undo = test::runReprint(base(QStringLiteral("undo"), db, spec) << QString::number(id));
+            QVERIFY2(undo.exitCode == 0, qPrintable(undo.err));
+            QVERIFY(dayHashes(db) == before);
+            QCOMPARE(physicalLayout(db), layout);
+            QCOMPARE(leftovers(db), std::string("0"));
+        }
+        QVERIFY(hashes[0] == hashes[1]);
+    }
+
+    // A window that is not whole physical partitions: `swap` refuses and changes nothing;
+    // `auto` falls back to replace.
+    void swapOnAMisalignedWindowIsRefusedAndAutoReplaces()
+    {
+        const std::string db = test::demoCopy("ps_misaligned");
+        auto merged = test::execute(db, "BEGIN;"
+                                        "CREATE TABLE analytics.fct_two_days (LIKE analytics.fct_order_lines INCLUDING ALL);"
+                                        "INSERT INTO analytics.fct_two_days SELECT * FROM analytics.fct_order_lines "
+                                        "  WHERE order_date >= '2026-03-10' AND order_date < '2026-03-12';"
+                                        "ALTER TABLE analytics.fct_order_lines DETACH PARTITION analytics.fct_order_lines_20260310;"
+                                        "ALTER TABLE analytics.fct_order_lines DETACH PARTITION analytics.fct_order_lines_20260311;"
+                                        "DROP TABLE analytics.fct_order_lines_20260310, analytics.fct_order_lines_20260311;"
+                                        "ALTER TABLE analytics.fct_order_lines ATTACH PARTITION analytics.fct_two_days "
+                                        "  FOR VALUES FROM ('2026-03-10') TO ('2026-03-12');"
+                                        "COMMIT");
+        QVERIFY2(merged, merged ? "" : merged.error().message.c_str());
+        QTemporaryDir swapDir, autoDir;
+        const QString swapSpec = specPublishing(swapDir, QStringLiteral("swap"));
+        const QString autoSpec = specPublishing(autoDir, QStringLiteral("auto"));
+        const auto before = dayHashes(db);
+        const long long id = stage(db, swapSpec);
+        QVERIFY(id > 0);
+
+        auto refused = publish(db, swapSpec, id);
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains(QStringLiteral("2026-03-10 is not one whole physical partition")), qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(QStringLiteral("publish: auto")), qPrintable(refused.err));
+        QVERIFY(dayHashes(db) == before);
+        QCOMPARE(statusOf(db, id), std::string("staged"));
+        QCOMPARE(leftovers(db), std::string("0"));
+
+        auto fellBack = publish(db, autoSpec, id);
+        QVERIFY2(fellBack.exitCode == 0, qPrintable(fellBack.err));
+        QCOMPARE(json(fellBack).value(QStringLiteral("strategy")).toString(), QStringLiteral("replace"));
+        QCOMPARE(targetOfWindow(db), truthOfWindow(db));
+    }
+
+    // While another session holds the target, a swap asks for its lock briefly, retries
+    // with backoff, then gives up with exit 4 and nothing changed; once the session ends,
+    // the same publish goes through. Readers meanwhile see all old or all new.
+    void swapThatCannotGetItsLockGivesUpCleanly()
+    {
+        const std::string db = test::demoCopy("ps_locked");
+        QTemporaryDir dir;
+        const QString spec = specPublishing(dir, QStringLiteral("swap"));
+        const auto before = dayHashes(db);
+        const long long id = stage(db, spec);
+        QVERIFY(id > 0);
+        {
+            HeldTransaction holder(db, "SELECT count(*) FROM analytics.fct_order_lines WHERE order_date = '2026-03-20'");
+            QVERIFY(holder.ok());
+            auto refused = publish(db, spec, id);
+            QCOMPARE(refused.exitCode, 4);
+            QVERIFY2(refused.err.contains(QStringLiteral("could not lock")), qPrintable(refused.err));
+            QVERIFY2(refused.err.contains(QStringLiteral("nothing was published")), qPrintable(refused.err));
+            QVERIFY(dayHashes(db) == before);
+            QCOMPARE(statusOf(db, id), std::string("staged"));
+            QCOMPARE(leftovers(db), std::string("0"));
+        }
+        const std::string window = "SELECT sum(revenue)::text FROM analytics.fct_order_lines "
+                                   "WHERE order_date >= '2026-03-09' AND order_date < '2026-03-15'";
+        const std::string oldTotal = scalar(db, window);
+        ProcessResult pub;
+        const std::vector<std::string> seen = readWhile(db, window, [&] { pub = publish(db, spec, id); });
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+        const std::string newTotal = scalar(db, window);
+        QVERIFY(oldTotal != newTotal);
+        QVERIFY(!seen.empty());
+        const std::set<std::string> distinct(seen.begin(), seen.end());
+        for (const std::string &s : distinct)
+            QVERIFY2(s == oldTotal || s == newTotal, s.c_str());
+        qInfo("reader saw %zu sums during the swap: %zu distinct", seen.size(), distinct.size());
+        QCOMPARE(targetOfWindow(db), truthOfWindow(db));
+    }
+
+    // The connection drops at COMMIT: before the server got it (rolled back) or after it
+    // committed and before the client read the answer. The CLI and `history` then tell
+    // what the warehouse holds, read back from it, not assumed.
+    void commitLostInFlight_data()
+    {
+        QTest::addColumn<bool>("committed");
+        QTest::newRow("lost before the server committed") << false;
+        QTest::newRow("answer lost after the server committed") << true;
+    }
+
+    void commitLostInFlight()
+    {
+        QFETCH(bool, committed);
+        const std::string name = committed ? "ps_commit_after" : "ps_commit_before";
+        const std::string db = test::demoCopy(name);
+        const auto before = dayHashes(db);
+        const long long id = stage(db, demoSpec());
+        QVERIFY(id > 0);
+
+        warehouse::LocalCluster &cluster = demoCluster();
+        SocketProxy proxy(cluster.socketDir(), cluster.port());
+        QVERIFY(proxy.listening());
+        std::string viaProxy = db;
+        const std::string host = cluster.socketDir();
+        viaProxy.replace(viaProxy.find(host), host.size(), proxy.dir());
+        QVERIFY(viaProxy != db);
+        proxy.arm(committed ? SocketProxy::Mode::DropAfterCommit : SocketProxy::Mode::DropBeforeCommit);
+        auto pub = publish(viaProxy, demoSpec(), id);
+        QVERIFY(proxy.dropped());
+
+        auto hist = test::runReprint(base(QStringLiteral("history"), db) << QStringLiteral("--format") << QStringLiteral("json"));
+        QCOMPARE(hist.exitCode, 0);
+        QString status;
+        for (const QJsonValue &v : json(hist).value(QStringLiteral("backfills")).toArray())
+            if (v.toObject().value(QStringLiteral("id")).toInteger() == id)
+                status = v.toObject().value(QStringLiteral("status")).toString();
+        if (committed) {
+            QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+            QCOMPARE(status, QStringLiteral("published"));
+            QCOMPARE(targetOfWindow(db), truthOfWindow(db));
+        } else {
+            QCOMPARE(pub.exitCode, 2);
+            QVERIFY2(pub.err.contains(QStringLiteral("rolled back, nothing was published")), qPrintable(pub.err));
+            QCOMPARE(status, QStringLiteral("staged"));
+            QVERIFY(dayHashes(db) == before);
+            auto again = publish(db, demoSpec(), id);
+            QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+            QCOMPARE(targetOfWindow(db), truthOfWindow(db));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPublishStrategy)
+#include "tst_publishstrategy.moc"
