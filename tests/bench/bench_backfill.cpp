@@ -172,6 +172,60 @@ private Q_SLOTS:
         out.flush();
     }
 
+    // Publish by replace (delete + insert) against publish by partition swap: how long each
+    // holds the target's lock (replace: from its DELETE to COMMIT, blocking writers of the
+    // window; swap: from its ACCESS EXCLUSIVE lock to COMMIT, blocking readers too).
+    void publishStrategies()
+    {
+        struct Window {
+            const char *name, *from, *to;
+        };
+        QTextStream out(stdout);
+        out << "\nwindow    strategy  publish_s  lock_held_ms\n";
+        QJsonArray results;
+        for (const Window &w : {Window{"1 day", "2026-03-10", "2026-03-10"}, Window{"30 days", "2026-03-01", "2026-03-30"}}) {
+            double held[2] = {0, 0};
+            for (int i = 0; i < 2; ++i) {
+                backfill::Spec spec = m_spec;
+                for (backfill::Model &m : spec.models)
+                    m.publish = i == 0 ? backfill::PublishStrategy::Replace : backfill::PublishStrategy::Swap;
+                std::vector<double> seconds, lockMs;
+                for (int round = 0; round < 3; ++round) {
+                    const std::string db = test::demoCopy("bench_strategy");
+                    backfill::Engine engine(spec, db);
+                    backfill::BackfillRequest req;
+                    req.model = "fct_order_lines";
+                    req.from = w.from;
+                    req.to = w.to;
+                    auto staged = block(engine.backfill(req));
+                    QVERIFY2(staged.ok(), staged.ok() ? "" : staged.error().message.c_str());
+                    backfill::PublishRequest pub;
+                    pub.id = staged->id;
+                    pub.note = "bench";
+                    pub.overrideReason = staged->validationPassed ? "" : "bench: the narrow window fails on purpose";
+                    const auto t0 = Clock::now();
+                    auto published = block(engine.publish(pub));
+                    QVERIFY2(published.ok(), published.ok() ? "" : published.error().message.c_str());
+                    seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+                    lockMs.push_back(published->lockHeldMs);
+                }
+                held[i] = median(lockMs);
+                const char *strategy = i == 0 ? "replace" : "swap";
+                out << QString::asprintf("%-8s  %-8s  %9.3f  %12.1f\n", w.name, strategy, median(seconds), held[i]);
+                results.append(QJsonObject{{QStringLiteral("window"), QString::fromLatin1(w.name)},
+                                           {QStringLiteral("strategy"), QString::fromLatin1(strategy)},
+                                           {QStringLiteral("publish_s"), median(seconds)},
+                                           {QStringLiteral("lock_held_ms"), held[i]}});
+            }
+            out << QString::asprintf("%-8s  swap holds its lock %.2fx as long as replace\n", w.name, held[1] / held[0]);
+        }
+        out << QJsonDocument(QJsonObject{{QStringLiteral("benchmark"), QStringLiteral("publish_strategies")},
+                                         {QStringLiteral("results"), results}})
+                   .toJson(QJsonDocument::Compact)
+            << "\n";
+        out.flush();
+    }
+
 private:
     backfill::Spec m_spec;
 };
