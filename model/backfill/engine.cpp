@@ -1253,6 +1253,11 @@ Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const
         co_await rollback(c);
         co_return conflict("backfill " + ids + " is " + b->status + " and cannot be resumed", "Start a new backfill of the window.");
     }
+    if (b->model != w.model->name) {
+        co_await rollback(c);
+        co_return conflict("backfill " + ids + " is of " + b->model + ", not " + w.model->name + "; the spec changed since it started",
+                           "Abandon it (`reprint abandon " + ids + "`) and start a new backfill.");
+    }
     if (b->transformHash != sql.transformHash) {
         co_await rollback(c);
         co_return conflict("the transform of " + w.model->name + " changed since backfill " + ids
@@ -1581,17 +1586,33 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
         cancel = std::make_shared<CancelToken>();
     if (req.retryFailed && req.resumeId <= 0)
         co_return usage("--retry-failed needs --resume ID", "Name the backfill whose failed partitions to re-stage.");
-    if (req.resumeId > 0 && req.cascade)
-        co_return usage("--cascade cannot be combined with --resume", "Resume the cascade's backfills one by one.");
+    std::vector<long long> resumed;  // a resume: the backfill, then its cascade's members in the order they were recorded
     if (req.resumeId > 0) {
-        // A resume takes its model and window from the backfill itself.
+        // A resume takes its model and window from the backfill itself, and resumes a
+        // cascade as a whole: a downstream member alone would read the upstream's target
+        // instead of its staged rows.
         auto conn = co_await connectTo(m_conninfo, nullptr, cancel);
         if (!conn)
             co_return conn.error();
         auto b = co_await readBackfill(**conn, req.resumeId, false);
         if (!b)
             co_return b.error();
+        const std::string id = std::to_string(req.resumeId);
+        auto family = co_await (*conn)->query("SELECT coalesce((SELECT parent_id::text FROM reprint.backfills WHERE id = $1), ''), "
+                                              "coalesce((SELECT string_agg(id::text, ',' ORDER BY id) FROM reprint.backfills "
+                                              "WHERE parent_id = $1), '')",
+                                              args(id));
         (*conn)->close();
+        if (!family)
+            co_return family.error();
+        const std::string parent = *family->last().rows.front()[0];
+        if (!parent.empty())
+            co_return usage("backfill " + id + " is part of the cascade of backfill " + parent,
+                            "Resume the cascade as a whole: `reprint backfill --resume " + parent + "`.");
+        resumed.push_back(req.resumeId);
+        for (const QString &child : QString::fromStdString(*family->last().rows.front()[1]).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            resumed.push_back(child.toLongLong());
+        req.cascade = resumed.size() > 1;
         req.model = b->model;
         req.from = b->from;
         req.to = b->to;
@@ -1638,10 +1659,25 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
     emit("claiming", req.resumeId, "claiming " + windowText(w->first(), w->last()) + " of " + (*m)->name
                                        + (members.size() > 1 ? " and " + std::to_string(members.size() - 1) + " downstream model(s)" : ""));
     if (req.resumeId > 0) {
-        auto rec = co_await resumeClaim(c, req.resumeId, members[0].sql, *w, m_options);
-        if (!rec)
-            co_return rec.error();
-        members[0].rec = std::move(*rec);
+        if (resumed.size() != members.size())
+            co_return conflict("the downstream models of " + (*m)->name + " changed since cascade " + std::to_string(req.resumeId)
+                                   + " started (" + std::to_string(resumed.size() - 1) + " then, "
+                                   + std::to_string(members.size() - 1) + " now)",
+                               "Abandon it (`reprint abandon " + std::to_string(req.resumeId) + "`) and start a new cascade.");
+        std::map<std::string, std::string> views;
+        for (std::size_t i = 0; i < members.size(); ++i) {
+            if (i > 0) {
+                auto dsql = co_await describeModel(c, m_spec, *members[i].model, views);
+                if (!dsql)
+                    co_return dsql.error();
+                members[i].sql = std::move(*dsql);
+            }
+            auto rec = co_await resumeClaim(c, resumed[i], members[i].sql, members[i].window, m_options);
+            if (!rec)
+                co_return rec.error();
+            members[i].rec = std::move(*rec);
+            views[members[i].model->name] = quoteRelation("reprint_staging", stageTableName(resumed[i], *members[i].model) + "_cascade");
+        }
     } else {
         // Every member is recorded and claimed in one transaction: all or none.
         auto r = co_await c.execute("BEGIN");

@@ -127,6 +127,50 @@ private Q_SLOTS:
         QCOMPARE(json(resumed).value(QStringLiteral("partitions")), json(straight).value(QStringLiteral("partitions")));
     }
 
+    // A cancelled cascade resumes as a whole (a downstream member alone would read the
+    // upstream's target, not its staged rows) and ends with the same reviews as an
+    // uninterrupted cascade.
+    void cancelledCascadeResumesAsAWhole()
+    {
+        const std::string db = test::demoCopy("bf_cascade_resume");
+        QTemporaryDir dir;
+        const QString spec = specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(0.5)) AS slow\n")
+                                                        .arg(fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")))));
+        const QStringList window = {QStringLiteral("--model"), QStringLiteral("fct_order_lines"), QStringLiteral("--from"),
+                                    QStringLiteral("2026-03-09"), QStringLiteral("--to"), QStringLiteral("2026-03-14")};
+        QProcess proc;
+        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec) << window << QStringLiteral("--cascade"));
+        QVERIFY(proc.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") == "2", 30000);
+        ::kill(static_cast<pid_t>(proc.processId()), SIGINT);
+        QVERIFY(proc.waitForFinished(30000));
+        QCOMPARE(proc.exitCode(), 5);
+        const QString root = QString::fromStdString(scalar(db, "SELECT id::text FROM reprint.backfills WHERE parent_id IS NULL"));
+        const QString child = QString::fromStdString(scalar(db, "SELECT id::text FROM reprint.backfills WHERE parent_id IS NOT NULL"));
+
+        auto alone = test::runReprint(base(QStringLiteral("backfill"), db, spec) << QStringLiteral("--resume") << child);
+        QCOMPARE(alone.exitCode, 1);
+        QVERIFY2(alone.err.contains(QStringLiteral("--resume ") + root), qPrintable(alone.err));
+
+        auto resumed = test::runReprint(base(QStringLiteral("backfill"), db, spec) << QStringLiteral("--resume") << root
+                                                                                   << QStringLiteral("--format") << QStringLiteral("json"));
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.backfills"), std::string("2"));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state <> 'staged'"), std::string("0"));
+        const QJsonObject after = json(resumed);
+        QCOMPARE(after.value(QStringLiteral("cascade")).toArray().size(), 1);
+
+        const std::string other = test::demoCopy("bf_cascade_resume_ref");
+        auto straight = test::runReprint(base(QStringLiteral("backfill"), other) << window << QStringLiteral("--cascade")
+                                                                                 << QStringLiteral("--format") << QStringLiteral("json"));
+        QVERIFY2(straight.exitCode == 0, qPrintable(straight.err));
+        QCOMPARE(after.value(QStringLiteral("partitions")), json(straight).value(QStringLiteral("partitions")));
+        QCOMPARE(after.value(QStringLiteral("cascade")).toArray().first().toObject().value(QStringLiteral("partitions")),
+                 json(straight).value(QStringLiteral("cascade")).toArray().first().toObject().value(QStringLiteral("partitions")));
+        auto pub = test::runReprint(base(QStringLiteral("publish"), db, spec) << root << QStringLiteral("--approve") << QStringLiteral("resumed"));
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+    }
+
     void killedThenResumedAfterTheLeaseLapses()
     {
         const std::string db = test::demoCopy("bf_kill_resume");
