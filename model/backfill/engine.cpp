@@ -515,6 +515,63 @@ Task<void> joinAll(std::shared_ptr<JoinGroup> group)
     }
 }
 
+// The checks being read by readChecksAtOnce(): each worker takes the next one.
+struct CheckRun {
+    std::string conninfo;
+    const ModelSql *sql = nullptr;
+    Params params;
+    CancelTokenPtr cancel;
+    std::size_t next = 0;
+    std::vector<Result<Reply>> replies;
+};
+
+Task<void> checkWorker(std::shared_ptr<CheckRun> run)
+{
+    auto conn = co_await connectTo(run->conninfo, run->sql->model, run->cancel);
+    while (run->next < run->replies.size()) {
+        const std::size_t i = run->next++;
+        if (!conn)
+            run->replies[i] = conn.error();
+        else
+            run->replies[i] = co_await (*conn)->query(run->sql->checks[i].sql, run->params, kBounds);
+    }
+    if (conn)
+        (*conn)->close();
+}
+
+// The model's checks over [from, to], read on connections of their own (one per check,
+// at most three) at the same time: each check is one independent query, usually a scan
+// of the source, and they dominate validation and the publish's drift guard.
+Task<Result<CheckValues>> readChecksAtOnce(const std::string &conninfo, const ModelSql &sql, const Partition &from,
+                                           const Partition &to, CancelTokenPtr cancel)
+{
+    auto run = std::make_shared<CheckRun>();
+    run->conninfo = conninfo;
+    run->sql = &sql;
+    run->params = args(from.startText(), to.endText(), sql.grainText(), sql.model->timezone);
+    run->cancel = std::move(cancel);
+    run->replies.resize(sql.checks.size());
+    auto group = std::make_shared<JoinGroup>(co_await asio::this_coro::executor);
+    const std::size_t workers = std::min<std::size_t>(sql.checks.size(), 3);
+    for (std::size_t i = 0; i < workers; ++i)
+        spawnJoined(group, checkWorker(run));
+    co_await joinAll(group);
+    CheckValues out;
+    for (std::size_t i = 0; i < sql.checks.size(); ++i) {
+        const BoundCheck &bc = sql.checks[i];
+        const Result<Reply> &r = run->replies[i];
+        if (!r) {
+            Error e = r.error();
+            e.message = "check '" + bc.check->name + "' (" + bc.check->sourceFile + ") failed: " + e.message;
+            co_return e;
+        }
+        auto &values = out[bc.check->name];
+        for (const auto &row : r->last().rows)
+            values[std::stoll(*row[0])] = row[1];
+    }
+    co_return out;
+}
+
 // What the staging workers share. Lives on the io_context thread; no locks needed.
 struct StageRun {
     std::string conninfo;
@@ -1479,7 +1536,8 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
 // Validates a staged member against its target and its checks, and stores the review
 // (totals, check values, boundary row diffs, verdict) in one transaction. The claim then
 // waits for review as long as it takes.
-Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member, const EngineOptions &opt)
+Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member, const EngineOptions &opt,
+                                        const std::string &conninfo, const CancelTokenPtr &cancel)
 {
     const Window &w = member.window;
     const ModelSql &sql = member.sql;
@@ -1492,7 +1550,7 @@ Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member
     auto newTotals = co_await readTotals(c, sql, member.rec.stage, w.first(), w.last());
     if (!newTotals)
         co_return newTotals.error();
-    auto checks = co_await readChecks(c, sql, w.before, w.after);
+    auto checks = co_await readChecksAtOnce(conninfo, sql, w.before, w.after, cancel);
     if (!checks)
         co_return checks.error();
     Validation v = validate(w, *oldTotals, *newTotals, *checks);
@@ -1759,7 +1817,7 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
     std::string message;
     for (Member &mem : members) {
         emit("validating", mem.rec.id, "validating " + windowText(mem.window.first(), mem.window.last()) + " of " + mem.model->name);
-        auto v = co_await validateMember(c, mem, m_options);
+        auto v = co_await validateMember(c, mem, m_options, m_conninfo, cancel);
         if (!v)
             co_return v.error();
         if (!v->passed) {
@@ -1966,7 +2024,8 @@ namespace {
 // validated (status, validation or override, four eyes, claim, transform hash, target
 // and source drift), then replaces its window.
 Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec &spec, const Model &m, const Window &w,
-                                           const BackfillRow &b, const PublishRequest &req, const EngineOptions &options)
+                                           const BackfillRow &b, const PublishRequest &req, const EngineOptions &options,
+                                           const std::string &conninfo)
 {
     const std::string id = std::to_string(b.id);
     if (b.status == "published")
@@ -2022,7 +2081,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
                                "Something wrote the window after backfill " + id
                                    + " was validated. Abandon it and run the backfill again to re-validate.");
     }
-    auto checksNow = co_await readChecks(c, sql, w.before, w.after);
+    auto checksNow = co_await readChecksAtOnce(conninfo, sql, w.before, w.after, {});
     if (!checksNow)
         co_return checksNow.error();
     auto storedChecks = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, check_name, value::text "
@@ -2102,7 +2161,7 @@ Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr 
         auto locked = co_await c.query("SELECT pg_advisory_xact_lock(hashtext('reprint.publish'), hashtext($1))", args((*m)->name));
         if (!locked)
             co_return co_await fail(locked.error());
-        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req, m_options);
+        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req, m_options, m_conninfo);
         if (!out)
             co_return co_await fail(out.error());
         total.rowsReplaced += out->rowsReplaced;
