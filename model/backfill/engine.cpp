@@ -2184,12 +2184,12 @@ Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr 
             co_return total;
         Error e = committed.error();
         if (st) {
-            e.message = "the connection was lost while committing the publish of backfill " + id + " (" + e.message
-                        + "); the warehouse shows it " + st->status + ": it rolled back, nothing was published";
+            e.message = "the COMMIT of backfill " + id + "'s publish did not answer (" + e.message + "); the warehouse shows it "
+                        + st->status + ": it rolled back, nothing was published";
             e.hint = "Publish it again.";
         } else {
-            e.message = "the connection was lost while committing the publish of backfill " + id + " (" + e.message
-                        + ") and the outcome could not be read back";
+            e.message = "the COMMIT of backfill " + id + "'s publish did not answer (" + e.message
+                        + ") and its outcome could not be read back";
             e.hint = "Run `reprint history` once the warehouse is reachable: it says whether backfill " + id + " was published.";
         }
         co_return e;

@@ -7,6 +7,9 @@
 #include "warehouse/iothread.h"
 
 #include <QJsonArray>
+#include <QProcess>
+
+#include <csignal>
 
 #include <set>
 
@@ -232,6 +235,44 @@ private Q_SLOTS:
         for (const std::string &s : distinct)
             QVERIFY2(s == oldTotal || s == newTotal, s.c_str());
         qInfo("reader saw %zu sums during the swap: %zu distinct", seen.size(), distinct.size());
+        QCOMPARE(targetOfWindow(db), truthOfWindow(db));
+    }
+
+    // Ctrl-C while publish waits for a writer of the window: the statement is cancelled,
+    // the transaction rolls back whole, exit 5, and history says the backfill is still
+    // staged; publishing it later works.
+    void cancelDuringPublishRollsBackWhole()
+    {
+        const std::string db = test::demoCopy("ps_cancel");
+        QTemporaryDir dir;
+        const QString spec = specPublishing(dir, QStringLiteral("replace"));
+        const auto before = dayHashes(db);
+        const long long id = stage(db, spec);
+        QVERIFY(id > 0);
+        {
+            HeldTransaction writer(db, "SELECT 1 FROM analytics.fct_order_lines WHERE order_date = '2026-03-12' LIMIT 1 FOR UPDATE");
+            QVERIFY(writer.ok());
+            QProcess proc;
+            proc.start(test::reprintBinary(), base(QStringLiteral("publish"), db, spec) << QString::number(id) << QStringLiteral("--approve")
+                                                                                         << QStringLiteral("checked"));
+            QVERIFY(proc.waitForStarted());
+            QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'reprint' "
+                                                "AND wait_event_type = 'Lock'")
+                                         == "1",
+                                     10000);
+            ::kill(static_cast<pid_t>(proc.processId()), SIGINT);
+            QVERIFY(proc.waitForFinished(10000));
+            QCOMPARE(proc.exitCode(), 5);
+            const QString err = QString::fromUtf8(proc.readAllStandardError());
+            QVERIFY2(err.contains(QStringLiteral("cancel")), qPrintable(err));
+        }
+        QVERIFY(dayHashes(db) == before);
+        auto hist = test::runReprint(base(QStringLiteral("history"), db) << QStringLiteral("--format") << QStringLiteral("json"));
+        QCOMPARE(hist.exitCode, 0);
+        QCOMPARE(json(hist).value(QStringLiteral("backfills")).toArray().first().toObject().value(QStringLiteral("status")).toString(),
+                 QStringLiteral("staged"));
+        auto pub = publish(db, spec, id);
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
         QCOMPARE(targetOfWindow(db), truthOfWindow(db));
     }
 
