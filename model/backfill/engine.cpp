@@ -114,12 +114,78 @@ Task<Result<Totals>> readTotals(warehouse::Connection &c, const ModelSql &sql, c
     co_return out;
 }
 
-Task<Result<CheckValues>> readChecks(warehouse::Connection &c, const ModelSql &sql, const Partition &from,
-                                     const Partition &to)
+// Waits until `pending` coroutines spawned with spawnJoined() have finished.
+struct JoinGroup {
+    explicit JoinGroup(asio::any_io_executor ex) : timer(ex) {}
+    int pending = 0;
+    asio::steady_timer timer;
+};
+
+void spawnJoined(const std::shared_ptr<JoinGroup> &group, Task<void> task)
 {
+    ++group->pending;
+    asio::co_spawn(group->timer.get_executor(), std::move(task), [group](std::exception_ptr e) {
+        if (e)
+            std::rethrow_exception(e);
+        if (--group->pending == 0)
+            group->timer.cancel();
+    });
+}
+
+Task<void> joinAll(std::shared_ptr<JoinGroup> group)
+{
+    while (group->pending > 0) {
+        group->timer.expires_at(asio::steady_timer::time_point::max());
+        boost::system::error_code ec;
+        co_await group->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+}
+
+// The checks being read by readChecksAtOnce(): each worker takes the next one.
+struct CheckRun {
+    std::string conninfo;
+    const ModelSql *sql = nullptr;
+    Params params;
+    CancelTokenPtr cancel;
+    std::size_t next = 0;
+    std::vector<Result<Reply>> replies;
+};
+
+Task<void> checkWorker(std::shared_ptr<CheckRun> run)
+{
+    auto conn = co_await connectTo(run->conninfo, run->sql->model, run->cancel);
+    while (run->next < run->replies.size()) {
+        const std::size_t i = run->next++;
+        if (!conn)
+            run->replies[i] = conn.error();
+        else
+            run->replies[i] = co_await (*conn)->query(run->sql->checks[i].sql, run->params, kBounds);
+    }
+    if (conn)
+        (*conn)->close();
+}
+
+// The model's checks over [from, to], read on connections of their own (one per check,
+// at most three) at the same time: each check is one independent query, usually a scan
+// of the source, and they dominate validation and the publish's drift guard.
+Task<Result<CheckValues>> readChecksAtOnce(const std::string &conninfo, const ModelSql &sql, const Partition &from,
+                                           const Partition &to, CancelTokenPtr cancel)
+{
+    auto run = std::make_shared<CheckRun>();
+    run->conninfo = conninfo;
+    run->sql = &sql;
+    run->params = args(from.startText(), to.endText(), sql.grainText(), sql.model->timezone);
+    run->cancel = std::move(cancel);
+    run->replies.resize(sql.checks.size());
+    auto group = std::make_shared<JoinGroup>(co_await asio::this_coro::executor);
+    const std::size_t workers = std::min<std::size_t>(sql.checks.size(), 3);
+    for (std::size_t i = 0; i < workers; ++i)
+        spawnJoined(group, checkWorker(run));
+    co_await joinAll(group);
     CheckValues out;
-    for (const BoundCheck &bc : sql.checks) {
-        auto r = co_await c.query(bc.sql, args(from.startText(), to.endText(), sql.grainText(), sql.model->timezone), kBounds);
+    for (std::size_t i = 0; i < sql.checks.size(); ++i) {
+        const BoundCheck &bc = sql.checks[i];
+        const Result<Reply> &r = run->replies[i];
         if (!r) {
             Error e = r.error();
             e.message = "check '" + bc.check->name + "' (" + bc.check->sourceFile + ") failed: " + e.message;
@@ -307,6 +373,8 @@ void CancelToken::attach(const warehouse::CancelHandle &handle)
 struct Engine::Session {
     ConnectionPtr conn;
     ModelSql sql;
+    const Model *model = nullptr;     // openWindow(): the model
+    std::optional<Window> window;     // openWindow(): its window
 };
 
 Engine::Engine(const Spec &spec, std::string conninfo, EngineOptions options)
@@ -352,6 +420,23 @@ Task<Result<std::shared_ptr<Engine::Session>>> Engine::open(const Model *model, 
     co_return s;
 }
 
+Task<Result<std::shared_ptr<Engine::Session>>> Engine::openWindow(std::string modelName, std::string from, std::string to,
+                                                                  CancelTokenPtr cancel)
+{
+    auto m = model(modelName);
+    if (!m)
+        co_return m.error();
+    auto w = windowOf(**m, from, to);
+    if (!w)
+        co_return w.error();
+    auto s = co_await open(*m, std::move(cancel));
+    if (!s)
+        co_return s.error();
+    (*s)->model = *m;
+    (*s)->window = std::move(*w);
+    co_return s;
+}
+
 Task<Result<int>> Engine::init()
 {
     auto conn = co_await connectTo(m_conninfo, nullptr, {});
@@ -366,22 +451,18 @@ Task<Result<int>> Engine::init()
 Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::string from, std::string to,
                                                     CancelTokenPtr cancel)
 {
-    auto m = model(modelName);
-    if (!m)
-        co_return m.error();
-    auto w = windowOf(**m, from, to);
-    if (!w)
-        co_return w.error();
-    auto s = co_await open(*m, cancel);
+    auto s = co_await openWindow(modelName, from, to, cancel);
     if (!s)
         co_return s.error();
     auto &c = *(*s)->conn;
     const ModelSql &sql = (*s)->sql;
+    const Model *m = (*s)->model;
+    const Window *w = &*(*s)->window;
 
     auto totals = co_await readTotals(c, sql, sql.target, w->first(), w->last());
     if (!totals)
         co_return totals.error();
-    auto checks = co_await readChecks(c, sql, w->first(), w->last());
+    auto checks = co_await readChecksAtOnce(m_conninfo, sql, w->first(), w->last(), cancel);
     if (!checks)
         co_return checks.error();
     auto loads = co_await c.query(
@@ -410,11 +491,11 @@ Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::
         StatusRow row;
         row.partition = p;
         row.rows = std::stoll(*totalOf(*totals, key, 0));
-        for (std::size_t i = 0; i < (*m)->measures.size(); ++i)
-            row.measures.emplace_back((*m)->measures[i], totalOf(*totals, key, i + 1).value_or(""));
-        for (const Check &ck : (*m)->checks) {
+        for (std::size_t i = 0; i < m->measures.size(); ++i)
+            row.measures.emplace_back(m->measures[i], totalOf(*totals, key, i + 1).value_or(""));
+        for (const Check &ck : m->checks) {
             const Value source = checkOf(*checks, ck.name, key);
-            const Value mine = totalOf(*totals, key, measureIndex(**m, ck.measure));
+            const Value mine = totalOf(*totals, key, measureIndex(*m, ck.measure));
             std::string state = !source ? "unknown" : agrees(mine, source, ck.tolerance) ? "ok" : "mismatch";
             row.checks.emplace_back(ck.name, state);
             row.checkValues.emplace_back(ck.name, source.value_or(""));
@@ -487,90 +568,6 @@ Task<Result<std::vector<HistoryRow>>> Engine::history(std::string modelName)
 
 
 namespace {
-
-// Waits until `pending` coroutines spawned with spawnJoined() have finished.
-struct JoinGroup {
-    explicit JoinGroup(asio::any_io_executor ex) : timer(ex) {}
-    int pending = 0;
-    asio::steady_timer timer;
-};
-
-void spawnJoined(const std::shared_ptr<JoinGroup> &group, Task<void> task)
-{
-    ++group->pending;
-    asio::co_spawn(group->timer.get_executor(), std::move(task), [group](std::exception_ptr e) {
-        if (e)
-            std::rethrow_exception(e);
-        if (--group->pending == 0)
-            group->timer.cancel();
-    });
-}
-
-Task<void> joinAll(std::shared_ptr<JoinGroup> group)
-{
-    while (group->pending > 0) {
-        group->timer.expires_at(asio::steady_timer::time_point::max());
-        boost::system::error_code ec;
-        co_await group->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    }
-}
-
-// The checks being read by readChecksAtOnce(): each worker takes the next one.
-struct CheckRun {
-    std::string conninfo;
-    const ModelSql *sql = nullptr;
-    Params params;
-    CancelTokenPtr cancel;
-    std::size_t next = 0;
-    std::vector<Result<Reply>> replies;
-};
-
-Task<void> checkWorker(std::shared_ptr<CheckRun> run)
-{
-    auto conn = co_await connectTo(run->conninfo, run->sql->model, run->cancel);
-    while (run->next < run->replies.size()) {
-        const std::size_t i = run->next++;
-        if (!conn)
-            run->replies[i] = conn.error();
-        else
-            run->replies[i] = co_await (*conn)->query(run->sql->checks[i].sql, run->params, kBounds);
-    }
-    if (conn)
-        (*conn)->close();
-}
-
-// The model's checks over [from, to], read on connections of their own (one per check,
-// at most three) at the same time: each check is one independent query, usually a scan
-// of the source, and they dominate validation and the publish's drift guard.
-Task<Result<CheckValues>> readChecksAtOnce(const std::string &conninfo, const ModelSql &sql, const Partition &from,
-                                           const Partition &to, CancelTokenPtr cancel)
-{
-    auto run = std::make_shared<CheckRun>();
-    run->conninfo = conninfo;
-    run->sql = &sql;
-    run->params = args(from.startText(), to.endText(), sql.grainText(), sql.model->timezone);
-    run->cancel = std::move(cancel);
-    run->replies.resize(sql.checks.size());
-    auto group = std::make_shared<JoinGroup>(co_await asio::this_coro::executor);
-    const std::size_t workers = std::min<std::size_t>(sql.checks.size(), 3);
-    for (std::size_t i = 0; i < workers; ++i)
-        spawnJoined(group, checkWorker(run));
-    co_await joinAll(group);
-    CheckValues out;
-    for (std::size_t i = 0; i < sql.checks.size(); ++i) {
-        const BoundCheck &bc = sql.checks[i];
-        const Result<Reply> &r = run->replies[i];
-        if (!r) {
-            Error e = r.error();
-            e.message = "check '" + bc.check->name + "' (" + bc.check->sourceFile + ") failed: " + e.message;
-            co_return e;
-        }
-        auto &values = out[bc.check->name];
-        for (const auto &row : r->last().rows)
-            values[std::stoll(*row[0])] = row[1];
-    }
-    co_return out;
-}
 
 // What the staging workers share. Lives on the io_context thread; no locks needed.
 struct StageRun {
@@ -1846,23 +1843,19 @@ Task<Result<RunOutcome>> Engine::run(std::string modelName, std::string partitio
 {
     if (!cancel)
         cancel = std::make_shared<CancelToken>();
-    auto m = model(modelName);
-    if (!m)
-        co_return m.error();
-    auto w = windowOf(**m, partition, partition);
-    if (!w)
-        co_return w.error();
-    auto s = co_await open(*m, cancel);
+    auto s = co_await openWindow(modelName, partition, partition, cancel);
     if (!s)
         co_return s.error();
     auto &c = *(*s)->conn;
     const ModelSql &sql = (*s)->sql;
+    const Model *m = (*s)->model;
+    const Window *w = &*(*s)->window;
     auto rec = co_await recordAndClaim(c, sql, *w, "run", m_options);
     if (!rec)
         co_return rec.error();
     StageRun run;
     run.conninfo = m_conninfo;
-    run.model = *m;
+    run.model = m;
     run.sql = &sql;
     run.id = rec->id;
     run.stage = rec->stage;
@@ -1895,7 +1888,7 @@ Task<Result<RunOutcome>> Engine::run(std::string modelName, std::string partitio
     plan.stage = rec->stage;
     plan.note = "scheduled run";
     plan.auditAction = "run";
-    plan.strategy = (*m)->publish;
+    plan.strategy = m->publish;
     plan.options = &m_options;
     auto published = co_await replaceWindow(c, sql, plan);
     if (published)

@@ -227,7 +227,11 @@ public:
 
 private:
     struct Session;
+    // A connection (schema checked; the model's SQL described when `model` is given).
     Task<Result<std::shared_ptr<Session>>> open(const Model *model, CancelTokenPtr cancel);
+    // open() for the window [from, to] of model `modelName`; the session holds both.
+    Task<Result<std::shared_ptr<Session>>> openWindow(std::string modelName, std::string from, std::string to,
+                                                      CancelTokenPtr cancel);
 
     Spec m_spec;
     std::string m_conninfo;

@@ -190,9 +190,10 @@ private Q_SLOTS:
                 for (backfill::Model &m : spec.models)
                     m.publish = i == 0 ? backfill::PublishStrategy::Replace : backfill::PublishStrategy::Swap;
                 std::vector<double> seconds, lockMs;
+                // One copy per strategy: each round's undo puts the window back as it was.
+                const std::string db = test::demoCopy("bench_strategy");
+                backfill::Engine engine(spec, db);
                 for (int round = 0; round < 3; ++round) {
-                    const std::string db = test::demoCopy("bench_strategy");
-                    backfill::Engine engine(spec, db);
                     backfill::BackfillRequest req;
                     req.model = "fct_order_lines";
                     req.from = w.from;
@@ -208,6 +209,10 @@ private Q_SLOTS:
                     QVERIFY2(published.ok(), published.ok() ? "" : published.error().message.c_str());
                     seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
                     lockMs.push_back(published->lockHeldMs);
+                    backfill::UndoRequest undo;
+                    undo.id = staged->id;
+                    auto undone = block(engine.undo(undo));
+                    QVERIFY2(undone.ok(), undone.ok() ? "" : undone.error().message.c_str());
                 }
                 held[i] = median(lockMs);
                 const char *strategy = i == 0 ? "replace" : "swap";

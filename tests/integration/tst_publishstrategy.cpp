@@ -11,6 +11,7 @@
 
 #include <csignal>
 
+#include <memory>
 #include <set>
 
 using namespace reprint;
@@ -36,6 +37,26 @@ ProcessResult publish(const std::string &db, const QString &spec, long long id)
     return test::runReprint(base(QStringLiteral("publish"), db, spec) << QString::number(id) << QStringLiteral("--approve")
                                                                       << QStringLiteral("checked") << QStringLiteral("--format")
                                                                       << QStringLiteral("json"));
+}
+
+// A copy of the demo whose fct_order_lines publishes with `strategy`, with the honest
+// window staged and validated.
+struct StagedCopy {
+    std::string db;
+    std::unique_ptr<QTemporaryDir> dir = std::make_unique<QTemporaryDir>();
+    QString spec;
+    std::map<std::string, std::string> before;  // dayHashes() before the backfill
+    long long id = 0;
+};
+
+StagedCopy stagedCopy(const std::string &name, const QString &strategy)
+{
+    StagedCopy out;
+    out.db = test::demoCopy(name);
+    out.spec = specPublishing(*out.dir, strategy);
+    out.before = dayHashes(out.db);
+    out.id = stage(out.db, out.spec);
+    return out;
 }
 
 // Each physical partition of the fct target with its bounds, and its indexes' names.
@@ -205,11 +226,7 @@ private Q_SLOTS:
     // the same publish goes through. Readers meanwhile see all old or all new.
     void swapThatCannotGetItsLockGivesUpCleanly()
     {
-        const std::string db = test::demoCopy("ps_locked");
-        QTemporaryDir dir;
-        const QString spec = specPublishing(dir, QStringLiteral("swap"));
-        const auto before = dayHashes(db);
-        const long long id = stage(db, spec);
+        const auto &[db, dir, spec, before, id] = stagedCopy("ps_locked", QStringLiteral("swap"));
         QVERIFY(id > 0);
         {
             HeldTransaction holder(db, "SELECT count(*) FROM analytics.fct_order_lines WHERE order_date = '2026-03-20'");
@@ -243,11 +260,7 @@ private Q_SLOTS:
     // staged; publishing it later works.
     void cancelDuringPublishRollsBackWhole()
     {
-        const std::string db = test::demoCopy("ps_cancel");
-        QTemporaryDir dir;
-        const QString spec = specPublishing(dir, QStringLiteral("replace"));
-        const auto before = dayHashes(db);
-        const long long id = stage(db, spec);
+        const auto &[db, dir, spec, before, id] = stagedCopy("ps_cancel", QStringLiteral("replace"));
         QVERIFY(id > 0);
         {
             HeldTransaction writer(db, "SELECT 1 FROM analytics.fct_order_lines WHERE order_date = '2026-03-12' LIMIT 1 FOR UPDATE");
