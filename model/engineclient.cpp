@@ -215,6 +215,14 @@ quint64 EngineClient::abandon(qint64 backfillId)
                                   [this](quint64 tk, warehouse::Done) { Q_EMIT abandonFinished(tk); });
 }
 
+quint64 EngineClient::requestCancel(qint64 backfillId)
+{
+    const quint64 token = ++d->nextToken;
+    return start<std::string>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+                              [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.requestCancel(backfillId); },
+                              [this](quint64 tk, std::string holder) { Q_EMIT cancelRequested(tk, QString::fromStdString(holder)); });
+}
+
 quint64 EngineClient::history(const QString &model)
 {
     const quint64 token = ++d->nextToken;

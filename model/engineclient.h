@@ -50,6 +50,10 @@ public:
     quint64 publish(const backfill::PublishRequest &request);
     quint64 undo(const backfill::UndoRequest &request);
     quint64 abandon(qint64 backfillId);
+    // Asks the process staging `backfillId` (this one or another: the CLI, another
+    // window) to cancel it; answered by cancelRequested(token, holder) once asked. The
+    // backfill's own answer shows in watch()'s progress.
+    quint64 requestCancel(qint64 backfillId);
     quint64 history(const QString &model = {});
     void cancel(quint64 token);
 
@@ -71,6 +75,7 @@ Q_SIGNALS:
     void publishFinished(quint64 token, const reprint::backfill::PublishOutcome &outcome);
     void undoFinished(quint64 token, const reprint::backfill::UndoOutcome &outcome);
     void abandonFinished(quint64 token);
+    void cancelRequested(quint64 token, const QString &holder);
     void historyFinished(quint64 token, const reprint::model::HistoryRows &rows);
     void failed(quint64 token, const reprint::model::DatabaseError &error);
 

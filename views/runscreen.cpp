@@ -210,6 +210,12 @@ RunScreen::RunScreen(model::EngineClient *engine, QWidget *parent)
     connect(m_engine, &model::EngineClient::backfillProgressed, this, &RunScreen::onProgressed);
     connect(m_engine, &model::EngineClient::backfillFinished, this, &RunScreen::onFinished);
     connect(m_engine, &model::EngineClient::failed, this, &RunScreen::onFailed);
+    connect(m_engine, &model::EngineClient::cancelRequested, this, [this](quint64 token, const QString &holder) {
+        if (token != m_remoteCancelToken)
+            return;
+        m_remoteCancelToken = 0;
+        m_log->append(Level::Info, tr("Asked %1 to cancel; waiting for the warehouse to confirm").arg(holder));
+    });
     connect(m_engine, &model::EngineClient::historyFinished, this, &RunScreen::onHistory);
     connect(m_engine, &model::EngineClient::reviewFinished, this, &RunScreen::onReview);
     connect(m_engine, &model::EngineClient::progressChanged, this,
@@ -759,6 +765,11 @@ void RunScreen::onFailed(quint64 token, const model::DatabaseError &error)
     } else if (token == m_dialogToken) {
         m_dialogToken = 0;
         QMessageBox::warning(this, tr("Cannot open the review"), error.sentence());
+    } else if (token == m_remoteCancelToken) {
+        m_remoteCancelToken = 0;
+        m_cancelRequested = false;
+        m_log->append(Level::Error, error.sentence());
+        refreshControls();
     }
 }
 
@@ -1174,14 +1185,16 @@ void RunScreen::refreshClaim()
 void RunScreen::refreshControls()
 {
     const bool inFlight = m_phase == Phase::Claiming || m_phase == Phase::Staging || m_phase == Phase::Validating;
-    m_cancel->setEnabled(m_runToken != 0 && !m_cancelRequested && inFlight);
+    const bool elsewhere = !m_runToken && inFlight && !m_last.claimHolder.empty();
+    m_cancel->setEnabled((m_runToken != 0 || elsewhere) && !m_cancelRequested && inFlight);
     if (m_runToken)
         m_cancel->setToolTip(tr("Stop staging. Staged partitions are kept; nothing is published."));
-    else if (inFlight && !m_last.claimHolder.empty())
-        m_cancel->setToolTip(tr("This backfill runs in another process (%1): stop it there, e.g. with Ctrl+C in its terminal.")
+    else if (elsewhere)
+        m_cancel->setToolTip(tr("This backfill runs in another process (%1): Cancel asks it, through the warehouse, to stop "
+                                "as Ctrl+C would there. Staged partitions are kept.")
                                  .arg(QString::fromStdString(m_last.claimHolder)));
     else
-        m_cancel->setToolTip(tr("Only a running backfill started from this window can be cancelled here."));
+        m_cancel->setToolTip(tr("Nothing is staging now."));
     const bool stopped = m_phase == Phase::Stalled || m_phase == Phase::Cancelled || m_phase == Phase::Failed;
     const bool unstaged = m_progress->stagedCount() < m_progress->total();
     m_resume->setEnabled(!m_runToken && m_id > 0 && stopped && unstaged);
@@ -1203,7 +1216,7 @@ void RunScreen::tick()
 
 void RunScreen::askCancel()
 {
-    if (!m_runToken || m_cancelRequested)
+    if (m_cancelRequested || (!m_runToken && m_id <= 0))
         return;
     auto *box = new QMessageBox(QMessageBox::Question, tr("Cancel the backfill?"),
                                 m_id > 0 ? tr("Cancel backfill #%1?").arg(m_id) : tr("Cancel this backfill?"), QMessageBox::NoButton,
@@ -1225,11 +1238,16 @@ void RunScreen::askCancel()
 
 void RunScreen::sendCancel()
 {
-    if (!m_runToken || m_cancelRequested)
+    if (m_cancelRequested || (!m_runToken && m_id <= 0))
         return;
     m_cancelRequested = true;
-    m_engine->cancel(m_runToken);
-    m_log->append(Level::Info, tr("Cancel requested; waiting for the warehouse to confirm"));
+    if (m_runToken) {
+        m_engine->cancel(m_runToken);
+        m_log->append(Level::Info, tr("Cancel requested; waiting for the warehouse to confirm"));
+    } else {
+        // Staging in another process: ask it through the warehouse.
+        m_remoteCancelToken = m_engine->requestCancel(m_id);
+    }
     setPhase(Phase::Cancelling);
 }
 

@@ -170,6 +170,7 @@ private:
     quint64 m_historyToken = 0;
     quint64 m_verdictToken = 0;
     quint64 m_dialogToken = 0;
+    quint64 m_remoteCancelToken = 0;  // a cancel asked of the process staging elsewhere
     backfill::BackfillRequest m_request;
     backfill::BackfillProgress m_last;
     bool m_haveSnapshot = false;

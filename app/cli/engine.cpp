@@ -11,8 +11,11 @@
 #include <QCommandLineParser>
 #include <QTextStream>
 
+#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <thread>
 #include <unistd.h>
@@ -113,6 +116,33 @@ T runWithSignals(warehouse::Task<T> task, const backfill::CancelTokenPtr &cancel
 
 } // namespace
 
+// Asks whoever stages backfill `id` to cancel it, then waits (up to 30 s) until the
+// warehouse shows it stopped. `holder` gets the process asked.
+warehouse::Task<warehouse::Result<backfill::BackfillProgress>> cancelAndWait(backfill::Engine &engine, long long id, std::string *holder)
+{
+    auto asked = co_await engine.requestCancel(id);
+    if (!asked)
+        co_return asked.error();
+    *holder = *asked;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
+    for (;;) {
+        auto p = co_await engine.progress(id);
+        if (!p)
+            co_return p.error();
+        if (p->backfill.status != "staging" && p->backfill.status != "planned")
+            co_return *p;
+        if (std::chrono::steady_clock::now() > deadline)
+            co_return Error::make(ErrorKind::Conflict,
+                                  "asked " + *asked + " to cancel backfill " + std::to_string(id) + ", but it is still staging after 30 s",
+                                  "It stops at its next statement boundary; `reprint history` shows when. If that process hangs, "
+                                  "stop it there (Ctrl-C or kill); its lease then lapses and the backfill can be resumed.");
+        timer.expires_after(std::chrono::milliseconds(200));
+        boost::system::error_code ec;
+        co_await timer.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+    }
+}
+
 int engineCommand(const QString &command, const QStringList &arguments)
 {
     static const QList<Command> commands = {
@@ -123,6 +153,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
         {QStringLiteral("diff"), QStringLiteral("diff --spec S ID [--rows P]"), false, true},
         {QStringLiteral("publish"), QStringLiteral("publish --spec S ID --approve NOTE [--override REASON]"), false, true},
         {QStringLiteral("abandon"), QStringLiteral("abandon --spec S ID"), false, true},
+        {QStringLiteral("cancel"), QStringLiteral("cancel --spec S ID"), false, true},
         {QStringLiteral("undo"), QStringLiteral("undo --spec S ID [--override REASON]"), false, true},
         {QStringLiteral("history"), QStringLiteral("history --spec S [--model M] [--prune [--retention-days N]]"), false, false},
     };
@@ -313,6 +344,20 @@ int engineCommand(const QString &command, const QStringList &arguments)
         if (!r)
             return fail(r.error());
         err() << "reprint: backfill " << id << " abandoned; its staging was dropped and its claim released\n";
+        return ExitOk;
+    }
+    if (command == QLatin1String("cancel")) {
+        std::string holder;
+        auto r = runWithSignals(cancelAndWait(engine, id, &holder), cancel);
+        if (!r)
+            return fail(r.error());
+        int staged = 0;
+        for (const backfill::PartitionState &p : r->partitions)
+            staged += p.state == "staged" ? 1 : 0;
+        err() << "reprint: backfill " << id << " (" << QString::fromStdString(r->backfill.model) << ") is "
+              << QString::fromStdString(r->backfill.status) << " after the cancel asked of " << QString::fromStdString(holder)
+              << "; " << staged << " of " << r->partitions.size() << " partitions staged are kept.\n"
+              << "  Resume it with `reprint backfill --resume " << id << "`, or abandon it with `reprint abandon " << id << "`.\n";
         return ExitOk;
     }
     if (command == QLatin1String("undo")) {

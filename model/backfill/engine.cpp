@@ -18,6 +18,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <thread>
 #include <unistd.h>
 
 namespace reprint::backfill {
@@ -701,22 +702,54 @@ Task<void> stageWorker(std::shared_ptr<StageRun> run)
 }
 
 // Keeps the claim's lease alive while staging runs, on its own connection.
-Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std::shared_ptr<bool> stop,
-                     std::shared_ptr<asio::steady_timer> timer)
+// The claim's heartbeat while a member stages. Its connection also LISTENs for cancel
+// requests from other processes (Engine::requestCancel): one for this backfill cancels
+// `cancel`, as Ctrl-C would. stop() ends it at once (closing the connection wakes the wait).
+struct Heartbeat {
+    bool stopped = false;
+    ConnectionPtr conn;
+    void stop()
+    {
+        stopped = true;
+        if (conn)
+            conn->close();
+    }
+};
+
+Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std::shared_ptr<Heartbeat> hb, CancelTokenPtr cancel)
 {
     auto conn = co_await connectTo(conninfo, nullptr, {});
-    if (!conn)
+    if (!conn || hb->stopped)
         co_return;
-    while (!*stop) {
-        timer->expires_after(std::chrono::seconds(opt.heartbeatSeconds));
-        boost::system::error_code ec;
-        co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        if (*stop)
-            break;
+    hb->conn = *conn;
+    auto listening = co_await (*conn)->execute("LISTEN reprint_cancel");
+    const std::string self = std::to_string(id);
+    using Clock = std::chrono::steady_clock;
+    auto next = Clock::now() + std::chrono::seconds(opt.heartbeatSeconds);
+    while (!hb->stopped) {
+        if (!listening) {
+            // No LISTEN: beat on a timer only.
+            asio::steady_timer timer(co_await asio::this_coro::executor, next);
+            boost::system::error_code ec;
+            co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        } else {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
+            auto heard = co_await (*conn)->waitForNotification(std::max(left, std::chrono::milliseconds(1)));
+            if (hb->stopped || !heard)
+                break;
+            if (*heard && (*heard)->payload == self) {
+                // PQcancel blocks: from a thread of its own, as the CLI's Ctrl-C does.
+                std::thread([cancel] { cancel->cancel(); }).detach();
+                continue;
+            }
+        }
+        if (hb->stopped || Clock::now() < next)
+            continue;
         auto r = co_await (*conn)->query("UPDATE reprint.claims SET heartbeat_at = now(), "
                                          "lease_expires = now() + make_interval(secs => $2) WHERE backfill_id = $1",
-                                         args(std::to_string(id), std::to_string(opt.leaseSeconds)));
+                                         args(self, std::to_string(opt.leaseSeconds)));
         (void)r;
+        next = Clock::now() + std::chrono::seconds(opt.heartbeatSeconds);
     }
     (*conn)->close();
 }
@@ -1493,16 +1526,14 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
     parallel = std::max(1, std::min(parallel, static_cast<int>(run->queue.size())));
 
     auto executor = co_await asio::this_coro::executor;
-    auto stop = std::make_shared<bool>(false);
-    auto hbTimer = std::make_shared<asio::steady_timer>(executor);
+    auto hb = std::make_shared<Heartbeat>();
     auto hbGroup = std::make_shared<JoinGroup>(executor);
-    spawnJoined(hbGroup, heartbeat(conninfo, member.rec.id, opt, stop, hbTimer));
+    spawnJoined(hbGroup, heartbeat(conninfo, member.rec.id, opt, hb, cancel));
     auto workers = std::make_shared<JoinGroup>(executor);
     for (int i = 0; i < parallel; ++i)
         spawnJoined(workers, stageWorker(run));
     co_await joinAll(workers);
-    *stop = true;
-    hbTimer->cancel();
+    hb->stop();
     co_await joinAll(hbGroup);
 
     const std::string id = std::to_string(member.rec.id);
@@ -2188,6 +2219,54 @@ Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr 
         co_return e;
     }
     co_return total;
+}
+
+Task<Result<std::string>> Engine::requestCancel(long long id)
+{
+    auto s = co_await open(nullptr, {});
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    const std::string ids = std::to_string(id);
+    auto r = co_await c.execute("BEGIN");
+    if (!r)
+        co_return r.error();
+    auto b = co_await readBackfill(c, id, true);
+    if (!b) {
+        co_await rollback(c);
+        co_return b.error();
+    }
+    if (b->status != "staging" && b->status != "planned") {
+        co_await rollback(c);
+        co_return conflict("backfill " + ids + " is " + b->status + ", not staging: there is nothing to cancel",
+                           b->status == "staged" ? "To drop what it staged, abandon it (`reprint abandon " + ids + "`)."
+                                                 : std::string());
+    }
+    auto claim = co_await c.query("SELECT holder, lease_expires < now(), to_char(lease_expires AT TIME ZONE 'UTC', "
+                                  "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM reprint.claims WHERE backfill_id = $1",
+                                  args(ids));
+    if (!claim) {
+        co_await rollback(c);
+        co_return claim.error();
+    }
+    if (claim->last().rows.empty() || *claim->last().rows.front()[1] == "t") {
+        const std::string since = claim->last().rows.empty() ? std::string() : " (lease lapsed " + *claim->last().rows.front()[2] + ")";
+        co_await rollback(c);
+        co_return conflict("backfill " + ids + "'s process stopped answering" + since + ": nobody is staging it to cancel",
+                           "Resume it (`reprint backfill --resume " + ids + "`) or abandon it (`reprint abandon " + ids + "`).");
+    }
+    const std::string holder = *claim->last().rows.front()[0];
+    r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action, note) VALUES ($1, 'cancel', $2)",
+                         args(ids, "asked " + holder + " to cancel"));
+    if (r)
+        r = co_await c.query("SELECT pg_notify('reprint_cancel', $1)", args(ids));
+    if (r)
+        r = co_await c.execute("COMMIT");
+    if (!r) {
+        co_await rollback(c);
+        co_return r.error();
+    }
+    co_return holder;
 }
 
 Task<Status> Engine::abandon(long long id)

@@ -213,6 +213,13 @@ public:
     Task<Result<RowDiff>> rowDiff(long long id, std::string partition);
     Task<Result<PublishOutcome>> publish(PublishRequest request, CancelTokenPtr cancel = {});
     Task<Status> abandon(long long id);
+    // Asks the process staging backfill `id`, here or anywhere, to cancel it as Ctrl-C
+    // would there (NOTIFY reprint_cancel; its heartbeat connection listens), and records
+    // the request in the audit. Returns that process (host:pid). Conflict when the backfill
+    // is not staging, or its process stopped answering (lease lapsed: resume or abandon it).
+    // The backfill then turns failed ("cancelled …") with its staged partitions kept:
+    // progress() or ProgressListener show when.
+    Task<Result<std::string>> requestCancel(long long id);
     // Restores the archived rows of a published backfill in one transaction (drift-guarded).
     Task<Result<UndoOutcome>> undo(UndoRequest request, CancelTokenPtr cancel = {});
     // Drops archives older than `retentionDays`, never the latest publish of a window.

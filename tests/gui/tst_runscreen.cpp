@@ -346,7 +346,7 @@ private Q_SLOTS:
         QCOMPARE(screen->backfillId(), id);
         QVERIFY(!screen->isRunning());
         QTRY_VERIFY_WITH_TIMEOUT(screen->phase() == Phase::Staging, 20000);
-        QVERIFY(!screen->cancelButton()->isEnabled());
+        QVERIFY(screen->cancelButton()->isEnabled());
         QVERIFY(screen->cancelButton()->toolTip().contains(QStringLiteral("another process")));
         QVERIFY(screen->findChild<QLabel *>(QStringLiteral("claimHolder"))->text() != QStringLiteral("—"));
 
@@ -361,6 +361,40 @@ private Q_SLOTS:
         QVERIFY2(snapshots.count() >= 4, qPrintable(QString::number(snapshots.count())));
         QVERIFY(screen->logModel()->text().contains(QStringLiteral("staged:")));
         QTRY_VERIFY_WITH_TIMEOUT(verdictsShown(screen->progressModel()), 10000);
+    }
+
+    // Cancel on a backfill the CLI runs: asked through the warehouse, the CLI stops as
+    // Ctrl-C would (exit 5), and the screen shows it cancelled, read back.
+    void cancelsABackfillRunningInTheCli()
+    {
+        QTemporaryDir dir;
+        const QString spec = wrappedSpec(dir, kSlow);
+        Fixture f("run_remote_cancel", spec);
+        RunScreen *screen = f.screen.get();
+        QProcess cli;
+        cli.start(reprint::test::reprintBinary(),
+                  {QStringLiteral("backfill"), QStringLiteral("--spec"), spec, QStringLiteral("--db"), QString::fromStdString(f.db),
+                   QStringLiteral("--model"), QStringLiteral("fct_order_lines"), QStringLiteral("--from"), QStringLiteral("2026-03-01"),
+                   QStringLiteral("--to"), QStringLiteral("2026-03-20")});
+        QVERIFY(cli.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(scalar(f.db, "SELECT count(*) FROM reprint.backfills WHERE status = 'staging'") == "1", 30000);
+        QSignalSpy found(screen, &RunScreen::inFlightFound);
+        screen->followLatestInFlight(QStringLiteral("fct_order_lines"));
+        QVERIFY(found.wait(20000));
+        QTRY_VERIFY_WITH_TIMEOUT(screen->phase() == Phase::Staging && screen->progressModel()->stagedCount() >= 1, 60000);
+        QVERIFY(screen->cancelButton()->isEnabled());
+
+        clickWhenShown(screen, QStringLiteral("cancelConfirmation"), QStringLiteral("Cancel backfill"));
+        screen->cancelButton()->click();
+        QTRY_COMPARE(screen->phase(), Phase::Cancelling);
+        QTRY_COMPARE_WITH_TIMEOUT(screen->phase(), Phase::Cancelled, 30000);
+        QVERIFY(cli.state() == QProcess::NotRunning || cli.waitForFinished(30000));
+        QCOMPARE(cli.exitCode(), 5);
+        const std::string id = std::to_string(screen->backfillId());
+        QCOMPARE(scalar(f.db, "SELECT status FROM reprint.backfills WHERE id = $1", {id}), std::string("failed"));
+        QCOMPARE(scalar(f.db, "SELECT count(*) FROM reprint.audit WHERE backfill_id = $1 AND action = 'cancel'", {id}), std::string("1"));
+        QVERIFY(screen->logModel()->text().contains(QStringLiteral("to cancel")));
+        QTRY_VERIFY(screen->resumeButton()->isEnabled());
     }
 
     void closingDuringARunAsks()

@@ -127,6 +127,44 @@ private Q_SLOTS:
         QCOMPARE(json(resumed).value(QStringLiteral("partitions")), json(straight).value(QStringLiteral("partitions")));
     }
 
+    // `reprint cancel ID` from another process stops a backfill staging elsewhere as
+    // Ctrl-C would there: its process exits 5, staged partitions are kept, the request is
+    // in the audit, and a resume finishes it.
+    void cancelFromAnotherProcess()
+    {
+        const std::string db = test::demoCopy("bf_remote_cancel");
+        const auto before = dayHashes(db);
+        QTemporaryDir dir;
+        const QString spec = specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(0.7)) AS slow\n")
+                                                        .arg(fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")))));
+        QProcess proc;
+        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
+                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                              << QStringLiteral("2026-03-02") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
+        QVERIFY(proc.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") == "2", 30000);
+        const QString id = QString::fromStdString(scalar(db, "SELECT id::text FROM reprint.backfills"));
+        QElapsedTimer latency;
+        latency.start();
+        auto cancelled = test::runReprint(base(QStringLiteral("cancel"), db, spec) << id);
+        qInfo("cancel from another process: %lld ms until the warehouse showed it stopped", static_cast<long long>(latency.elapsed()));
+        QVERIFY2(cancelled.exitCode == 0, qPrintable(cancelled.err));
+        QVERIFY2(cancelled.err.contains(QStringLiteral("--resume ") + id), qPrintable(cancelled.err));
+        QVERIFY(proc.waitForFinished(30000));
+        QCOMPARE(proc.exitCode(), 5);
+        QVERIFY(dayHashes(db) == before);
+        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("failed"));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.audit WHERE action = 'cancel'"), std::string("1"));
+        QVERIFY(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") >= std::string("2"));
+        // Nothing is staging now: a second cancel is refused and names what to do.
+        auto again = test::runReprint(base(QStringLiteral("cancel"), db, spec) << id);
+        QCOMPARE(again.exitCode, 4);
+        QVERIFY2(again.err.contains(QStringLiteral("not staging")), qPrintable(again.err));
+        auto resumed = test::runReprint(base(QStringLiteral("backfill"), db, spec) << QStringLiteral("--resume") << id);
+        QVERIFY2(resumed.exitCode == 0 || resumed.exitCode == 3, qPrintable(resumed.err));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state <> 'staged'"), std::string("0"));
+    }
+
     // A cancelled cascade resumes as a whole (a downstream member alone would read the
     // upstream's target, not its staged rows) and ends with the same reviews as an
     // uninterrupted cascade.
