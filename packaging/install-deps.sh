@@ -12,6 +12,7 @@ packages=(
   libboost-dev
   libyaml-cpp-dev
   xvfb xauth fonts-dejavu-core
+  poppler-utils
 )
 
 missing=()

@@ -1,5 +1,7 @@
 #include "reviewscreen.h"
 
+#include "reviewrules.h"
+
 #include "boundaryinspector.h"
 #include "engineclient.h"
 #include "historyview.h"
@@ -74,21 +76,11 @@ const QColor kGood(0x2e, 0x9e, 0x5b);
 const QColor kWarn(0xd9, 0x8c, 0x1f);
 const QColor kBad(0xd6, 0x3b, 0x3b);
 
-enum class Mark { Good, Warn, Bad, Pending };
+using Mark = model::RuleMark;
 
 QString glyph(Mark m)
 {
-    switch (m) {
-    case Mark::Good:
-        return QStringLiteral("✓");
-    case Mark::Warn:
-        return QStringLiteral("!");
-    case Mark::Bad:
-        return QStringLiteral("✗");
-    case Mark::Pending:
-        return QStringLiteral("…");
-    }
-    return {};
+    return model::glyphOf(m);
 }
 
 QColor colourOf(Mark m, const QPalette &p)
@@ -665,72 +657,16 @@ void ReviewScreen::updateRules()
 {
     if (m_review.backfillId == 0)
         return;
-    auto set = [this](int i, Mark mark, const QString &text) {
+    const QList<model::RuleCheck> rules = model::rulesOf(m_review, m_haveFacts ? &m_facts : nullptr);
+    for (int i = 0; i < rules.size(); ++i) {
+        const Mark mark = rules[i].mark;
         m_ruleTitles[i]->setText(glyph(mark) + QLatin1Char(' ') + m_ruleTitles[i]->property("ruleName").toString());
         QPalette p = m_ruleTitles[i]->palette();
         p.setColor(QPalette::WindowText, colourOf(mark, palette()));
         m_ruleTitles[i]->setPalette(p);
-        m_ruleTexts[i]->setText(text);
-        m_ruleTexts[i]->setToolTip(text);
-    };
-    const int windowCount = int(std::count_if(m_review.partitions.begin(), m_review.partitions.end(),
-                                              [](const backfill::PartitionReview &p) { return p.inScope; }));
-    const bool pending = !m_haveFacts;
-    if (pending) {
-        set(0, Mark::Pending, tr("%n partition(s) in the window.", nullptr, windowCount));
-        for (int i = 1; i < 4; ++i)
-            set(i, Mark::Pending, tr("Reading…"));
-    } else {
-        const bool scoped = m_facts.tablePartitions == 0 || m_facts.windowPartitions < m_facts.tablePartitions;
-        set(0, scoped ? Mark::Good : Mark::Warn,
-            tr("%L1 of the table's %L2 partitions (%3).").arg(m_facts.windowPartitions).arg(m_facts.tablePartitions).arg(windowText(m_facts.from, m_facts.to)));
-        if (m_facts.currentTransformHash.empty())
-            set(1, Mark::Warn, tr("The spec no longer has this model; hash %1 at validation.").arg(q(m_facts.storedTransformHash).left(12)));
-        else if (m_facts.currentTransformHash == m_facts.storedTransformHash)
-            set(1, Mark::Good, tr("Transform hash %1 equals the scheduled run's.").arg(q(m_facts.storedTransformHash).left(12)));
-        else
-            set(1, Mark::Bad, tr("Transform changed since validation: %1 then, %2 now. Re-run the backfill.")
-                                  .arg(q(m_facts.storedTransformHash).left(12), q(m_facts.currentTransformHash).left(12)));
-        const std::string &st = m_facts.status;
-        if (st == "staged")
-            set(2, Mark::Good, tr("Staged apart from the target; publish replaces the %n partition(s) in one transaction.", nullptr,
-                                  int(m_facts.windowPartitions)));
-        else if (st == "published")
-            set(2, Mark::Good, tr("Replaced in one transaction at %1; replaced rows archived.").arg(q(m_facts.publishedAt)));
-        else if (st == "undone")
-            set(2, Mark::Good, tr("Published, then undone at %1 in one transaction.").arg(q(m_facts.undoneAt)));
-        else
-            set(2, Mark::Warn, tr("Status %1: nothing staged to publish.").arg(q(st)));
-        if (m_facts.claimHeld && m_facts.leaseExpires == "infinity")
-            set(3, Mark::Good, tr("Claim held by %1 until publish or abandon: a validated claim does not expire.")
-                                   .arg(q(m_facts.claimHolder)));
-        else if (m_facts.claimHeld && !m_facts.leaseExpired)
-            set(3, Mark::Good, tr("Claim held by %1; lease until %2.").arg(q(m_facts.claimHolder), q(m_facts.leaseExpires)));
-        else if (m_facts.claimHeld)
-            set(3, Mark::Warn, tr("Claim held (lease of %1 expired %2): a new backfill may take it over.")
-                                   .arg(q(m_facts.claimHolder), q(m_facts.leaseExpires)));
-        else if (st == "published" || st == "undone" || st == "abandoned")
-            set(3, Mark::Good, tr("Claim released when the backfill was %1.").arg(q(st)));
-        else
-            set(3, Mark::Bad, tr("No claim on the window: another backfill may write it. Run the backfill again."));
+        m_ruleTexts[i]->setText(rules[i].evidence);
+        m_ruleTexts[i]->setToolTip(rules[i].evidence);
     }
-    const auto counts = m_model->verdictCounts(true);
-    const bool outsideClean = m_model->outsideClean();
-    QStringList diffs;
-    for (const auto &p : m_facts.rowDiffPartitions)
-        diffs << q(p);
-    const QString evidence =
-        tr("In window: %L1 unchanged, %L2 expected, %L3 unexpected, %L4 mismatch. Outside: %5. Row diffs: %6.")
-            .arg(counts[0])
-            .arg(counts[1])
-            .arg(counts[2])
-            .arg(counts[3])
-            .arg(outsideClean ? tr("clean") : tr("failing"))
-            .arg(pending ? tr("…") : diffs.isEmpty() ? tr("none") : diffs.join(QStringLiteral(", ")));
-    const Mark validated = m_review.validation == "passed" ? (counts[2] > 0 ? Mark::Warn : Mark::Good)
-                           : m_review.validation == "failed" ? Mark::Bad
-                                                             : Mark::Pending;
-    set(4, validated, evidence);
 }
 
 void ReviewScreen::updateActions()

@@ -5,10 +5,13 @@
 #include "output.h"
 
 #include "backfill/engine.h"
+#include "backfill/reviewfacts.h"
+#include "reviewpacket.h"
 #include "backfill/spec.h"
 #include "warehouse/iothread.h"
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QTextStream>
 
 #include <boost/asio/redirect_error.hpp>
@@ -154,6 +157,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
         {QStringLiteral("publish"), QStringLiteral("publish --spec S ID --approve NOTE [--override REASON]"), false, true},
         {QStringLiteral("abandon"), QStringLiteral("abandon --spec S ID"), false, true},
         {QStringLiteral("cancel"), QStringLiteral("cancel --spec S ID"), false, true},
+        {QStringLiteral("report"), QStringLiteral("report --spec S ID --out FILE.pdf|FILE.html|FILE.csv"), false, true},
         {QStringLiteral("undo"), QStringLiteral("undo --spec S ID [--override REASON]"), false, true},
         {QStringLiteral("history"), QStringLiteral("history --spec S [--model M] [--prune [--retention-days N]]"), false, false},
     };
@@ -184,7 +188,8 @@ int engineCommand(const QString &command, const QStringList &arguments)
     const QCommandLineOption prune(QStringLiteral("prune"), QStringLiteral("Drop archives past their retention."));
     const QCommandLineOption retention(QStringLiteral("retention-days"), QStringLiteral("Archive retention."), QStringLiteral("N"),
                                        QStringLiteral("30"));
-    parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh, prune, retention, resume, retryFailed, cascadeOption});
+    const QCommandLineOption outOption(QStringLiteral("out"), QStringLiteral("Where to write the review packet."), QStringLiteral("FILE"));
+    parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh, prune, retention, resume, retryFailed, cascadeOption, outOption});
     parser.addHelpOption();
     if (!parser.parse(QStringList{QStringLiteral("reprint ") + command} + arguments))
         return usageError(parser.errorText(), QStringLiteral("usage: reprint ") + cmd->synopsis);
@@ -344,6 +349,22 @@ int engineCommand(const QString &command, const QStringList &arguments)
         if (!r)
             return fail(r.error());
         err() << "reprint: backfill " << id << " abandoned; its staging was dropped and its claim released\n";
+        return ExitOk;
+    }
+    if (command == QLatin1String("report")) {
+        const QString path = parser.value(outOption);
+        if (path.isEmpty())
+            return usageError(QStringLiteral("report needs --out FILE"), QStringLiteral("usage: reprint ") + cmd->synopsis);
+        if (!model::ReviewPacket::extensions().contains(QFileInfo(path).suffix().toLower()))
+            return usageError(QStringLiteral("cannot tell what to write to %1: the name must end in .html, .pdf or .csv").arg(path),
+                              QStringLiteral("e.g. --out review-%1.pdf; nothing was written.").arg(id));
+        auto r = runWithSignals(backfill::reviewPacketData(engine, id), cancel);
+        if (!r)
+            return fail(r.error());
+        QString error;
+        if (!model::ReviewPacket(std::move(*r)).write(path, &error))
+            return fail(Error::make(ErrorKind::Usage, error.toStdString()));
+        err() << "reprint: wrote the review packet of backfill " << id << " to " << path << "\n";
         return ExitOk;
     }
     if (command == QLatin1String("cancel")) {

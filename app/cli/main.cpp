@@ -2,7 +2,14 @@
 #include "commands.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QGuiApplication>
 #include <QTextStream>
+
+#include <memory>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -17,6 +24,8 @@ const char *kUsage =
     "  diff      --spec S ID [--rows P]\n"
     "  publish   --spec S ID --approve NOTE [--override REASON]\n"
     "  abandon   --spec S ID\n"
+    "  cancel    --spec S ID                       stop a backfill staging in another process\n"
+    "  report    --spec S ID --out FILE.pdf|.html|.csv   the review packet\n"
     "  undo      --spec S ID [--override REASON]    restore what a publish replaced\n"
     "  history   --spec S [--prune [--retention-days N]]\n"
     "  demo      [--dir D] [--scale N] [--stop]     the embedded demo warehouse\n"
@@ -28,7 +37,19 @@ const char *kUsage =
 
 int main(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
+    // `report` paints (a chart, a PDF): it needs fonts, so a GUI application, on the
+    // offscreen platform unless another was asked for. Every other command stays headless.
+    const bool paints = argc > 1 && qstrcmp(argv[1], "report") == 0;
+    if (paints && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (paints && qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+        // Qt wants one (and warns without it); a private one of our own, as Qt would make.
+        const QByteArray dir = QDir::tempPath().toLocal8Bit() + "/reprint-runtime-" + QByteArray::number(::getuid());
+        ::mkdir(dir.constData(), 0700);
+        qputenv("XDG_RUNTIME_DIR", dir);
+    }
+    std::unique_ptr<QCoreApplication> application(paints ? new QGuiApplication(argc, argv) : new QCoreApplication(argc, argv));
+    QCoreApplication &app = *application;
     QCoreApplication::setApplicationName(QStringLiteral("reprint"));
     QCoreApplication::setApplicationVersion(QStringLiteral(REPRINT_VERSION));
 

@@ -361,4 +361,24 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
     co_return out;
 }
 
+Task<Result<ReviewPacketData>> reviewPacketData(Engine &engine, long long id)
+{
+    ReviewPacketData out;
+    auto review = co_await engine.review(id);
+    if (!review)
+        co_return review.error();
+    out.review = std::move(*review);
+    auto facts = co_await reviewFacts(engine, id);
+    if (!facts)
+        co_return facts.error();
+    out.facts = std::move(*facts);
+    for (const std::string &p : out.facts.rowDiffPartitions) {
+        auto diff = co_await engine.rowDiff(id, p);
+        if (!diff)
+            co_return diff.error();
+        out.boundaryDiffs.push_back(std::move(*diff));
+    }
+    co_return out;
+}
+
 } // namespace reprint::backfill

@@ -39,6 +39,16 @@ struct ReviewFacts {
 
 Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id);
 
+// Everything a review packet shows (model/reviewpacket.h): the stored review, its facts,
+// and the stored row diffs of its boundary partitions.
+struct ReviewPacketData {
+    Review review;
+    ReviewFacts facts;
+    std::vector<RowDiff> boundaryDiffs;
+};
+
+Task<Result<ReviewPacketData>> reviewPacketData(Engine &engine, long long id);
+
 // One changed, added or removed row of a partition's diff by key. Values are JSON objects
 // as text ({"column": value, ...}); `oldRow` is "null" for an added row, `newRow` for a
 // removed one.
