@@ -59,6 +59,7 @@ ReviewFactsClient::ReviewFactsClient(QObject *parent)
         qRegisterMetaType<backfill::ReviewFacts>();
         qRegisterMetaType<backfill::RowDiffPage>();
         qRegisterMetaType<backfill::EdgeRows>();
+        qRegisterMetaType<backfill::ReviewPacketData>();
         qRegisterMetaType<DatabaseError>();
         return 0;
     }();
@@ -106,6 +107,13 @@ quint64 ReviewFactsClient::edgeRows(qint64 backfillId, const QString &partition,
             return backfill::edgeRows(e, backfillId, p, minutes);
         },
         [this](quint64 token, backfill::EdgeRows rows) { Q_EMIT edgeRowsFinished(token, rows); });
+}
+
+quint64 ReviewFactsClient::packetData(qint64 backfillId)
+{
+    return d->start<backfill::ReviewPacketData>(
+        this, [backfillId](backfill::Engine &e) { return backfill::reviewPacketData(e, backfillId); },
+        [this](quint64 token, backfill::ReviewPacketData data) { Q_EMIT packetDataFinished(token, data); });
 }
 
 } // namespace reprint::model

@@ -34,11 +34,14 @@ public:
     quint64 facts(qint64 backfillId);
     quint64 rowDiffPage(qint64 backfillId, const QString &partition, qint64 offset, int limit);
     quint64 edgeRows(qint64 backfillId, const QString &partition, int minutes);
+    // What a review packet shows (backfill::reviewPacketData): answered by packetDataFinished.
+    quint64 packetData(qint64 backfillId);
 
 Q_SIGNALS:
     void factsFinished(quint64 token, const reprint::backfill::ReviewFacts &facts);
     void rowDiffPageFinished(quint64 token, const reprint::backfill::RowDiffPage &page);
     void edgeRowsFinished(quint64 token, const reprint::backfill::EdgeRows &rows);
+    void packetDataFinished(quint64 token, const reprint::backfill::ReviewPacketData &data);
     void failed(quint64 token, const reprint::model::DatabaseError &error);
 
 private:
@@ -51,3 +54,4 @@ private:
 Q_DECLARE_METATYPE(reprint::backfill::ReviewFacts)
 Q_DECLARE_METATYPE(reprint::backfill::RowDiffPage)
 Q_DECLARE_METATYPE(reprint::backfill::EdgeRows)
+Q_DECLARE_METATYPE(reprint::backfill::ReviewPacketData)

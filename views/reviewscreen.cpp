@@ -1,5 +1,6 @@
 #include "reviewscreen.h"
 
+#include "reviewpacket.h"
 #include "reviewrules.h"
 
 #include "boundaryinspector.h"
@@ -18,6 +19,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDateTime>
+#include <QFileDialog>
 #include <QDateTimeAxis>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -144,7 +146,27 @@ ReviewScreen::ReviewScreen(QWidget *parent)
         updateActions();
         Q_EMIT factsLoaded(m_id);
     });
+    connect(m_factsClient, &model::ReviewFactsClient::packetDataFinished, this,
+            [this](quint64 token, const backfill::ReviewPacketData &data) {
+                if (token != m_packetToken)
+                    return;
+                m_packetToken = 0;
+                QString error;
+                if (!model::ReviewPacket(data).write(m_packetPath, &error)) {
+                    setNote(error, true);
+                    Q_EMIT actionFailed(m_id, model::DatabaseError{QStringLiteral("usage"), {}, error, {}, {}});
+                    return;
+                }
+                setNote(tr("Exported the review of backfill %1 to %2.").arg(data.review.backfillId).arg(m_packetPath), false);
+                Q_EMIT exported(data.review.backfillId, m_packetPath);
+            });
     connect(m_factsClient, &model::ReviewFactsClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
+        if (token == m_packetToken) {
+            m_packetToken = 0;
+            setNote(tr("Could not export the review: %1").arg(e.sentence()), true);
+            Q_EMIT actionFailed(m_id, e);
+            return;
+        }
         if (token != m_factsToken)
             return;
         m_factsToken = 0;
@@ -323,6 +345,9 @@ void ReviewScreen::buildUi()
     m_busy->setMaximumWidth(120);
     m_busy->setTextVisible(false);
     m_busy->hide();
+    m_export = new QPushButton(tr("Export review…"), this);
+    m_export->setObjectName(QStringLiteral("exportButton"));
+    m_export->setToolTip(tr("Save this review as a packet to file or send: HTML, PDF or CSV."));
     m_undo = new QPushButton(tr("Undo Publish…"), this);
     m_undo->setObjectName(QStringLiteral("undoButton"));
     m_override = new QPushButton(tr("Override…"), this);
@@ -335,6 +360,7 @@ void ReviewScreen::buildUi()
     m_approve->setFont(bold);
     actions->addWidget(m_busy);
     actions->addWidget(m_actionNote, 1);
+    actions->addWidget(m_export);
     actions->addWidget(m_undo);
     actions->addWidget(m_override);
     actions->addWidget(m_approve);
@@ -346,6 +372,22 @@ void ReviewScreen::buildUi()
     connect(m_approve, &QPushButton::clicked, this, [this] { approveClicked(false); });
     connect(m_override, &QPushButton::clicked, this, [this] { approveClicked(true); });
     connect(m_undo, &QPushButton::clicked, this, &ReviewScreen::undoClicked);
+    connect(m_export, &QPushButton::clicked, this, [this] {
+        const QString suggested = QStringLiteral("review-%1-%2.pdf").arg(m_id).arg(q(m_review.model));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the review of backfill %1").arg(m_id), suggested,
+                                                          tr("PDF (*.pdf);;HTML (*.html);;CSV (*.csv)"));
+        if (!path.isEmpty())
+            exportReview(path);
+    });
+}
+
+void ReviewScreen::exportReview(const QString &path)
+{
+    if (m_id <= 0 || m_packetToken)
+        return;
+    m_packetPath = path;
+    m_packetToken = m_factsClient->packetData(m_id);
+    setNote(tr("Exporting the review of backfill %1 to %2…").arg(m_id).arg(path), false);
 }
 
 QWidget *ReviewScreen::buildTotalsPage()

@@ -83,6 +83,10 @@ public:
     // returns the text.
     QString copySelection();
     void setChartMeasure(const QString &measure);
+    // Writes the review packet of the open backfill to `path` (.html, .pdf or .csv): its
+    // data is read off the GUI thread, then written; exported() or actionFailed() answers.
+    void exportReview(const QString &path);
+    QPushButton *exportButton() const { return m_export; }
 
 Q_SIGNALS:
     void reviewLoaded(qint64 id);
@@ -93,6 +97,7 @@ Q_SIGNALS:
     void actionFailed(qint64 id, const reprint::model::DatabaseError &error);
     void driftReported(qint64 id, const QString &what);
     void revalidated(qint64 oldId, qint64 newId);
+    void exported(qint64 id, const QString &path);
 
 private:
     void buildUi();
@@ -148,6 +153,9 @@ private:
     QLabel *m_actionNote = nullptr;
     QProgressBar *m_busy = nullptr;
     QPushButton *m_undo = nullptr;
+    QPushButton *m_export = nullptr;
+    quint64 m_packetToken = 0;
+    QString m_packetPath;
     QPushButton *m_override = nullptr;
     QPushButton *m_approve = nullptr;
 };

@@ -22,6 +22,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTableWidget>
 #include <QTest>
 
@@ -191,6 +192,21 @@ private Q_SLOTS:
                                            QString::fromStdString(db), QStringLiteral("--format"), QStringLiteral("json")});
         QCOMPARE(cli.exitCode, 0);
         QVERIFY(cli.out.contains(QLatin1String("INC-7 fix, totals match the source")));
+
+        // The review packet, exported from the screen: who approved what, every partition.
+        QTemporaryDir out;
+        const QString packet = out.filePath(QStringLiteral("review.html"));
+        QSignalSpy exported(&screen, &ReviewScreen::exported);
+        screen.exportReview(packet);
+        QVERIFY(exported.wait(60000));
+        QFile file(packet);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString html = QString::fromUtf8(file.readAll());
+        QVERIFY(html.contains(QStringLiteral("2026-03-09 … 2026-03-14")));
+        QVERIFY(html.contains(QString::fromStdString(user)));
+        QVERIFY(html.contains(QStringLiteral("INC-7 fix, totals match the source")));
+        for (int r = 0; r < screen.reviewModel()->partitionCount(); ++r)
+            QVERIFY(html.contains(QStringLiteral("<td>") + screen.reviewModel()->index(r, 0).data().toString() + QStringLiteral("</td>")));
 
         // Undo, after a confirmation.
         QSignalSpy undone(&screen, &ReviewScreen::undone);
