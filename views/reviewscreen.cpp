@@ -280,6 +280,8 @@ void ReviewScreen::buildUi()
     m_subtitle = new QLabel(tr("Open a backfill from the History tab, or run `reprint backfill` and open its id."), this);
     m_subtitle->setTextFormat(Qt::RichText);
     m_subtitle->setForegroundRole(QPalette::PlaceholderText);
+    // A long approval note wraps instead of widening the window past the screen.
+    m_subtitle->setWordWrap(true);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
     m_validation = new QLabel(this);

@@ -3,6 +3,7 @@
 //   reprint-review --spec S [--db CONNINFO]
 //   reprint-review --demo [--dir D] [--scale N]
 //   --review ID [--inspect PARTITION]: open a backfill's review (and the boundary inspector)
+//   --screenshots DIR (with --demo): play the demo story and write a PNG of each screen (tour.h)
 //   common: --screenshot FILE (render the loaded window to a PNG and exit), --dark,
 //           --select FROM..TO (select that window in the calendar)
 //
@@ -14,6 +15,7 @@
 #include "boundaryinspector.h"
 #include "reviewscreen.h"
 #include "rowdiffmodel.h"
+#include "tour.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -107,8 +109,11 @@ int main(int argc, char **argv)
     const QCommandLineOption inspectOption(QStringLiteral("inspect"),
                                            QStringLiteral("With --review: open the boundary inspector on PARTITION."),
                                            QStringLiteral("PARTITION"));
+    const QCommandLineOption tourOption(QStringLiteral("screenshots"),
+                                        QStringLiteral("With --demo: play the demo story and write a PNG of each screen to DIR."),
+                                        QStringLiteral("DIR"));
     parser.addOptions({specOption, dbOption, demoOption, dirOption, scaleOption, screenshotOption, darkOption,
-                       selectOption, reviewOption, inspectOption});
+                       selectOption, reviewOption, inspectOption, tourOption});
     parser.process(app);
 
     if (parser.isSet(demoOption) && parser.isSet(specOption)) {
@@ -126,11 +131,37 @@ int main(int argc, char **argv)
         useDarkPalette(app);
 
     const QString screenshot = parser.value(screenshotOption);
-    const bool headless = !screenshot.isEmpty() || QGuiApplication::platformName() == QLatin1String("offscreen");
+    const QString tourDir = parser.value(tourOption);
+    if (!tourDir.isEmpty() && !parser.isSet(demoOption)) {
+        printError(QStringLiteral("--screenshots plays the demo story: use it with --demo (and a new --dir)."));
+        return 1;
+    }
+    const bool headless = !screenshot.isEmpty() || !tourDir.isEmpty() || QGuiApplication::platformName() == QLatin1String("offscreen");
 
     MainWindow window;
-    if (!screenshot.isEmpty())
+    if (!screenshot.isEmpty() || !tourDir.isEmpty())
         window.resize(1280, 800);
+
+    reprint::app::Tour tour(&window, tourDir);
+    bool tourStarted = false;
+    if (!tourDir.isEmpty()) {
+        QObject::connect(&window, &MainWindow::connectionStateChanged, &tour, [&](ConnectionState state) {
+            if (state == ConnectionState::Connected && !tourStarted) {
+                tourStarted = true;
+                tour.start();
+            } else if (state == ConnectionState::Failed) {
+                printError(QStringLiteral("the demo warehouse did not answer; no screenshots were taken"));
+                app.exit(2);
+            }
+        });
+        QObject::connect(&tour, &reprint::app::Tour::finished, &app, [&app](int code, const QString &message) {
+            if (code == 0)
+                QTextStream(stderr) << "reprint-review: " << message << "\n";
+            else
+                printError(message);
+            app.exit(code);
+        });
+    }
 
     int exitCode = 0;
     auto fail = [&](int code, const QString &title, const QString &message) {

@@ -2,7 +2,9 @@
 // bad spec exits 1 naming file:line:col on stderr; the password never reaches stderr.
 #include "specfixture.h"
 
+#include <QDir>
 #include <QImage>
+#include <QSet>
 #include <QProcess>
 #include <QTest>
 
@@ -13,7 +15,7 @@ struct Run {
     QString err;
 };
 
-Run review(const QStringList &args)
+Run review(const QStringList &args, int timeoutMs = 60000)
 {
     Run r;
     const QString bin = qEnvironmentVariable("REPRINT_REVIEW_BIN");
@@ -26,7 +28,7 @@ Run review(const QStringList &args)
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     p.setProcessEnvironment(env);
     p.start(bin, args);
-    if (!p.waitForFinished(60000)) {
+    if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
         r.err = QStringLiteral("timed out");
@@ -43,6 +45,46 @@ class ReviewAppTest : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // The screenshot tour plays the demo story on a fresh demo warehouse and writes a
+    // 1280x800 PNG of each of its seven screens, none of them blank.
+    void screenshotTourWritesEveryScreen()
+    {
+        const QString demoDir = qEnvironmentVariable("REPRINT_TEST_DIR") + QStringLiteral("/tour-demo");
+        const QString reprint = qEnvironmentVariable("REPRINT_BIN");
+        QVERIFY(!reprint.isEmpty());
+        auto stopDemo = [&] {
+            QProcess::execute(reprint, {QStringLiteral("demo"), QStringLiteral("--dir"), demoDir, QStringLiteral("--stop")});
+            QDir(demoDir).removeRecursively();
+        };
+        stopDemo();
+        QTemporaryDir out;
+        const Run r = review({QStringLiteral("--demo"), QStringLiteral("--dir"), demoDir, QStringLiteral("--scale"), QStringLiteral("0.05"),
+                              QStringLiteral("--screenshots"), out.path()},
+                             240000);
+        stopDemo();
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        for (const char *name : {"01-calendar", "02-scoped", "03-run", "04-review", "05-inspector", "06-published", "07-history"}) {
+            const QImage image(out.filePath(QLatin1String(name) + QStringLiteral(".png")));
+            QVERIFY2(!image.isNull(), name);
+            QCOMPARE(image.size(), QSize(1280, 800));
+            // Not blank: a screen of text and tables has many colours and a spread of brightness.
+            QSet<QRgb> colours;
+            double sum = 0, sumSq = 0;
+            int n = 0;
+            for (int y = 0; y < image.height(); y += 4)
+                for (int x = 0; x < image.width(); x += 4) {
+                    const QRgb px = image.pixel(x, y);
+                    colours.insert(px);
+                    const double g = qGray(px);
+                    sum += g;
+                    sumSq += g * g;
+                    ++n;
+                }
+            const double variance = sumSq / n - (sum / n) * (sum / n);
+            QVERIFY2(colours.size() > 40 && variance > 100, qPrintable(QStringLiteral("%1: %2 colours, variance %3").arg(QLatin1String(name)).arg(colours.size()).arg(variance)));
+        }
+    }
+
     void screenshotOfASpecWithAFailedConnection()
     {
         QTemporaryDir dir;
