@@ -184,6 +184,8 @@ ReviewScreen::ReviewScreen(QWidget *parent)
                     .arg(q(o.approver)));
         const QString note = m_actionNote->text();
         openBackfill(m_id);
+        m_outcomeNote = note;
+        m_outcomeProblem = false;
         setNote(note);
         Q_EMIT published(o.id, o);
     });
@@ -194,6 +196,8 @@ ReviewScreen::ReviewScreen(QWidget *parent)
         m_busy->hide();
         const QString note = tr("Undone: %L1 archived rows restored, %L2 published rows removed.").arg(o.rowsRestored).arg(o.rowsRemoved);
         openBackfill(m_id);
+        m_outcomeNote = note;
+        m_outcomeProblem = false;
         setNote(note);
         Q_EMIT undone(o.id, o);
     });
@@ -227,6 +231,15 @@ ReviewScreen::ReviewScreen(QWidget *parent)
         if (token == m_publishToken) {
             m_publishToken = 0;
             publishFailed(e);
+            return;
+        }
+        if (token == m_undoToken && isDrift(e)) {
+            m_undoToken = 0;
+            m_busy->hide();
+            setNote(tr("Nothing was undone: %1").arg(e.sentence()), true);
+            updateActions();
+            offerUndoOverride(e);
+            Q_EMIT actionFailed(m_id, e);
             return;
         }
         if (token == m_undoToken || token == m_abandonToken || token == m_backfillToken) {
@@ -347,6 +360,11 @@ void ReviewScreen::buildUi()
     m_busy->setMaximumWidth(120);
     m_busy->setTextVisible(false);
     m_busy->hide();
+    m_cancelPublish = new QPushButton(tr("Cancel publish"), this);
+    m_cancelPublish->setObjectName(QStringLiteral("cancelPublishButton"));
+    m_cancelPublish->setToolTip(tr("Cancel the running publish: it rolls back whole, unless it has already committed; "
+                                   "the screen then reads back which."));
+    m_cancelPublish->hide();
     m_export = new QPushButton(tr("Export review…"), this);
     m_export->setObjectName(QStringLiteral("exportButton"));
     m_export->setToolTip(tr("Save this review as a packet to file or send: HTML, PDF or CSV."));
@@ -362,6 +380,7 @@ void ReviewScreen::buildUi()
     m_approve->setFont(bold);
     actions->addWidget(m_busy);
     actions->addWidget(m_actionNote, 1);
+    actions->addWidget(m_cancelPublish);
     actions->addWidget(m_export);
     actions->addWidget(m_undo);
     actions->addWidget(m_override);
@@ -374,6 +393,13 @@ void ReviewScreen::buildUi()
     connect(m_approve, &QPushButton::clicked, this, [this] { approveClicked(false); });
     connect(m_override, &QPushButton::clicked, this, [this] { approveClicked(true); });
     connect(m_undo, &QPushButton::clicked, this, &ReviewScreen::undoClicked);
+    connect(m_cancelPublish, &QPushButton::clicked, this, [this] {
+        if (!m_publishToken)
+            return;
+        m_engine->cancel(m_publishToken);
+        m_cancelPublish->setEnabled(false);
+        setNote(tr("Cancelling the publish of backfill %1…").arg(m_id));
+    });
     connect(m_export, &QPushButton::clicked, this, [this] {
         const QString suggested = QStringLiteral("review-%1-%2.pdf").arg(m_id).arg(q(m_review.model));
         const QString path = QFileDialog::getSaveFileName(this, tr("Export the review of backfill %1").arg(m_id), suggested,
@@ -613,6 +639,8 @@ void ReviewScreen::updateChart()
 
 void ReviewScreen::openBackfill(qint64 id)
 {
+    if (id != m_id)
+        m_outcomeNote.clear();
     m_id = id;
     m_haveFacts = false;
     m_openedAtMs = QDateTime::currentMSecsSinceEpoch();
@@ -626,6 +654,16 @@ void ReviewScreen::reviewArrived(const backfill::Review &review)
 {
     const bool sameBackfill = m_review.backfillId == review.backfillId;
     m_review = review;
+    if (m_readBackAfterCancel && review.backfillId == m_id) {
+        m_readBackAfterCancel = false;
+        m_outcomeNote = review.status == "published"
+                            ? tr("The cancel came too late: backfill %1 had committed and is published.").arg(m_id)
+                            : tr("Publish cancelled: it rolled back whole; backfill %1 is still %2 and nothing was published.")
+                                  .arg(m_id)
+                                  .arg(q(review.status));
+        m_outcomeProblem = review.status != "published";
+        setNote(m_outcomeNote, m_outcomeProblem);
+    }
     m_model->setReview(review);
     m_table->sortByColumn(m_table->horizontalHeader()->sortIndicatorSection(), m_table->horizontalHeader()->sortIndicatorOrder());
 
@@ -716,6 +754,9 @@ void ReviewScreen::updateRules()
 void ReviewScreen::updateActions()
 {
     const bool busy = m_publishToken || m_undoToken || m_abandonToken || m_backfillToken;
+    m_cancelPublish->setVisible(m_publishToken != 0);
+    if (!m_publishToken)
+        m_cancelPublish->setEnabled(true);
     const bool staged = m_review.status == "staged" && m_review.backfillId == m_id;
     const bool passed = m_review.validation == "passed";
     const bool sameUser = m_haveFacts && m_facts.fourEyes && m_facts.currentUser == m_facts.operatorName;
@@ -740,7 +781,9 @@ void ReviewScreen::updateActions()
     m_override->setEnabled(!busy && staged && !passed && claim && !sameUser && m_haveFacts);
     m_undo->setVisible(m_review.status == "published" && m_review.backfillId == m_id);
     m_undo->setEnabled(!busy && m_haveFacts && m_facts.archiveKept);
-    if (!busy && !why.isEmpty())
+    if (!busy && !m_outcomeNote.isEmpty() && m_review.backfillId == m_id)
+        setNote(m_outcomeNote, m_outcomeProblem);
+    else if (!busy && !why.isEmpty())
         setNote(why, staged && (!passed || !claim || sameUser));
     else if (!busy && staged && passed && claim)
         setNote(tr("Validation passed and the claim is held: ready to approve."));
@@ -835,7 +878,12 @@ void ReviewScreen::publishFailed(const model::DatabaseError &error)
 {
     m_busy->hide();
     updateActions();
-    if (isDrift(error)) {
+    if (error.kind == QLatin1String("cancelled")) {
+        // Rolled back whole, or committed just before the cancel: read back which.
+        m_readBackAfterCancel = true;
+        setNote(tr("Publish cancelled; reading back what backfill %1 is now…").arg(m_id));
+        openBackfill(m_id);
+    } else if (isDrift(error)) {
         showDrift(error);
     } else {
         setNote(tr("Nothing was published: %1").arg(error.sentence()), true);
@@ -890,18 +938,82 @@ void ReviewScreen::undoClicked()
                                "transaction. If something wrote the window since, the engine refuses."));
     QPushButton *go = box->addButton(tr("Undo Publish"), QMessageBox::DestructiveRole);
     connect(box, &QMessageBox::buttonClicked, this, [this, go](QAbstractButton *b) {
-        if (b != go)
+        if (b == go)
+            startUndo({});
+    });
+    box->open();
+}
+
+void ReviewScreen::startUndo(const QString &overrideReason)
+{
+    backfill::UndoRequest request;
+    request.id = m_id;
+    request.overrideReason = overrideReason.toStdString();
+    m_undoToken = m_engine->undo(request);
+    setBusy(overrideReason.isEmpty() ? tr("Undoing backfill %1…").arg(m_id)
+                                     : tr("Undoing backfill %1 despite the later write…").arg(m_id));
+}
+
+void ReviewScreen::offerUndoOverride(const model::DatabaseError &error)
+{
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Window Written Since"),
+                                tr("Backfill %1 was not undone: the window changed after it was published.").arg(m_id),
+                                QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("undoDrift"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setInformativeText(error.sentence());
+    QPushButton *anyway = box->addButton(tr("Undo anyway…"), QMessageBox::DestructiveRole);
+    connect(box, &QMessageBox::buttonClicked, this, [this, anyway](QAbstractButton *b) {
+        if (b != anyway)
             return;
-        backfill::UndoRequest request;
-        request.id = m_id;
-        m_undoToken = m_engine->undo(request);
-        setBusy(tr("Undoing backfill %1…").arg(m_id));
+        auto *dialog = new QDialog(this);
+        dialog->setObjectName(QStringLiteral("undoOverrideDialog"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setWindowTitle(tr("Undo Anyway"));
+        auto *layout = new QVBoxLayout(dialog);
+        auto *intro = new QLabel(tr("Undoing now throws away what was written to %1 after backfill %2 was published. "
+                                    "The reason is stored with the undo.")
+                                     .arg(windowText(m_review.from, m_review.to))
+                                     .arg(m_id),
+                                 dialog);
+        intro->setWordWrap(true);
+        layout->addWidget(intro);
+        auto *reason = new QLineEdit(dialog);
+        reason->setObjectName(QStringLiteral("undoOverrideReason"));
+        reason->setPlaceholderText(tr("why the later write may be thrown away"));
+        layout->addWidget(reason);
+        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, dialog);
+        QPushButton *ok = buttons->button(QDialogButtonBox::Ok);
+        ok->setText(tr("Continue…"));
+        ok->setEnabled(false);
+        layout->addWidget(buttons);
+        connect(reason, &QLineEdit::textChanged, dialog, [ok, reason] { ok->setEnabled(!reason->text().trimmed().isEmpty()); });
+        connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+        connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, reason] {
+            const QString r = reason->text().trimmed();
+            if (r.isEmpty())
+                return;
+            dialog->accept();
+            auto *confirm = new QMessageBox(QMessageBox::Warning, tr("Undo Anyway?"),
+                                            tr("Undo backfill %1 and lose the later write?").arg(m_id), QMessageBox::Cancel, this);
+            confirm->setObjectName(QStringLiteral("undoOverrideConfirm"));
+            confirm->setAttribute(Qt::WA_DeleteOnClose);
+            confirm->setInformativeText(tr("Reason: “%1”").arg(r));
+            QPushButton *go = confirm->addButton(tr("Undo anyway"), QMessageBox::DestructiveRole);
+            connect(confirm, &QMessageBox::buttonClicked, this, [this, go, r](QAbstractButton *b) {
+                if (b == go)
+                    startUndo(r);
+            });
+            confirm->open();
+        });
+        dialog->open();
     });
     box->open();
 }
 
 void ReviewScreen::setBusy(const QString &text)
 {
+    m_outcomeNote.clear();
     m_busy->show();
     setNote(text);
     updateActions();

@@ -87,6 +87,7 @@ public:
     // data is read off the GUI thread, then written; exported() or actionFailed() answers.
     void exportReview(const QString &path);
     QPushButton *exportButton() const { return m_export; }
+    QPushButton *cancelPublishButton() const { return m_cancelPublish; }
 
 Q_SIGNALS:
     void reviewLoaded(qint64 id);
@@ -115,6 +116,9 @@ private:
     void showDrift(const model::DatabaseError &error);
     void revalidate();
     void undoClicked();
+    void startUndo(const QString &overrideReason);
+    // Undo refused by the drift guard: offers Undo anyway with a typed reason, confirmed twice.
+    void offerUndoOverride(const model::DatabaseError &error);
     void setBusy(const QString &text);
     void setNote(const QString &text, bool problem = false);
 
@@ -154,6 +158,12 @@ private:
     QProgressBar *m_busy = nullptr;
     QPushButton *m_undo = nullptr;
     QPushButton *m_export = nullptr;
+    QPushButton *m_cancelPublish = nullptr;
+    bool m_readBackAfterCancel = false;  // a publish was cancelled: say what the warehouse holds once reloaded
+    // What the last publish, undo or cancel did; shown instead of the idle note until the
+    // next action starts or another backfill is opened.
+    QString m_outcomeNote;
+    bool m_outcomeProblem = false;
     quint64 m_packetToken = 0;
     QString m_packetPath;
     QPushButton *m_override = nullptr;

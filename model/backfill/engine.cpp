@@ -933,6 +933,7 @@ struct PublishPlan {
     std::string note, overrideReason, auditAction;
     PublishStrategy strategy = PublishStrategy::Replace;
     const EngineOptions *options = nullptr;
+    CancelTokenPtr cancel;      // a swap waiting for its lock gives up when it is cancelled
 };
 
 // A physical partition of the target that is exactly one partition of the window.
@@ -1155,6 +1156,8 @@ Task<Result<PublishOutcome>> swapWindow(warehouse::Connection &c, const ModelSql
             co_return e;
         if (!isLockTimeout(e))
             co_return e;
+        if (plan.cancel && plan.cancel->isCancelled())
+            co_return Error::make(ErrorKind::Cancelled, "cancelled while waiting for the lock on " + sql.target + "; nothing was published");
         if (attempt >= opt.swapLockTries)
             co_return conflict("could not lock " + sql.target + " to swap " + std::to_string(layout.partitions.size())
                                    + " partition(s): other sessions held it through " + std::to_string(attempt) + " tries of "
@@ -2049,7 +2052,7 @@ namespace {
 // and source drift), then replaces its window.
 Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec &spec, const Model &m, const Window &w,
                                            const BackfillRow &b, const PublishRequest &req, const EngineOptions &options,
-                                           const std::string &conninfo)
+                                           const std::string &conninfo, CancelTokenPtr cancel)
 {
     const std::string id = std::to_string(b.id);
     if (b.status == "published")
@@ -2130,6 +2133,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     plan.auditAction = "publish";
     plan.strategy = m.publish;
     plan.options = &options;
+    plan.cancel = std::move(cancel);
     co_return co_await replaceWindow(c, sql, plan);
 }
 
@@ -2185,7 +2189,7 @@ Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr 
         auto locked = co_await c.query("SELECT pg_advisory_xact_lock(hashtext('reprint.publish'), hashtext($1))", args((*m)->name));
         if (!locked)
             co_return co_await fail(locked.error());
-        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req, m_options, m_conninfo);
+        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req, m_options, m_conninfo, cancel);
         if (!out)
             co_return co_await fail(out.error());
         total.rowsReplaced += out->rowsReplaced;

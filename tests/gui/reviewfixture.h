@@ -43,8 +43,9 @@ inline backfill::Spec loadDemoSpec(const QString &path = demoSpec())
     return spec ? *spec : backfill::Spec{};
 }
 
-// A copy of the demo spec (with its SQL files) in `dir` where fct_order_lines needs four eyes.
-inline QString fourEyesSpec(const QTemporaryDir &dir)
+// A copy of the demo spec (with its SQL files) in `dir`, its text passed through `edit`.
+template <typename Edit>
+inline QString editedDemoSpec(const QTemporaryDir &dir, Edit edit)
 {
     const QDir demo(qEnvironmentVariable("REPRINT_TEST_DEMO_DIR"));
     for (const QString &sub : {QStringLiteral("transforms"), QStringLiteral("checks")}) {
@@ -56,13 +57,27 @@ inline QString fourEyesSpec(const QTemporaryDir &dir)
     if (!in.open(QIODevice::ReadOnly))
         return {};
     QString text = QString::fromUtf8(in.readAll());
-    text.replace(QStringLiteral("  - name: fct_order_lines\n"), QStringLiteral("  - name: fct_order_lines\n    approval: four_eyes\n"));
+    edit(text);
     const QString path = dir.filePath(QStringLiteral("demo.yaml"));
     QFile out(path);
     if (!out.open(QIODevice::WriteOnly))
         return {};
     out.write(text.toUtf8());
     return path;
+}
+
+// ... where fct_order_lines needs four eyes.
+inline QString fourEyesSpec(const QTemporaryDir &dir)
+{
+    return editedDemoSpec(dir, [](QString &text) {
+        text.replace(QStringLiteral("  - name: fct_order_lines\n"), QStringLiteral("  - name: fct_order_lines\n    approval: four_eyes\n"));
+    });
+}
+
+// ... where every model publishes by delete + insert (readers never wait; writers do).
+inline QString replaceSpec(const QTemporaryDir &dir)
+{
+    return editedDemoSpec(dir, [](QString &text) { text.replace(QStringLiteral("publish: auto"), QStringLiteral("publish: replace")); });
 }
 
 inline std::string scalar(const std::string &db, const std::string &sql, warehouse::Params params = {})

@@ -14,6 +14,8 @@
 #include "reviewscreen.h"
 #include "rowdiffmodel.h"
 
+#include "warehouse/iothread.h"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QDialog>
@@ -221,6 +223,105 @@ private Q_SLOTS:
                                   "WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14'"),
                  before);
         QCOMPARE(test::scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", {std::to_string(id)}), std::string("undone"));
+    }
+
+    // Undo after a later write of the window: refused by the drift guard; Undo anyway
+    // needs a typed reason and a second confirmation, and the reason is stored.
+    void undoAfterALaterWriteNeedsAReason()
+    {
+        const std::string db = test::demoCopy("tst_reviewscreen_undo_override");
+        const std::string window = "SELECT md5(string_agg(t::text, '|' ORDER BY order_line_id)) FROM analytics.fct_order_lines t "
+                                   "WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14'";
+        const std::string before = test::scalar(db, window);
+        int code = -1;
+        const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"), &code);
+        QCOMPARE(code, 0);
+        const auto pub = test::runReprint({QStringLiteral("publish"), QStringLiteral("--spec"), test::demoSpec(), QStringLiteral("--db"),
+                                           QString::fromStdString(db), QString::number(id), QStringLiteral("--approve"), QStringLiteral("ok")});
+        QCOMPARE(pub.exitCode, 0);
+        QVERIFY(test::execute(db, "UPDATE analytics.fct_order_lines SET quantity = quantity + 1 "
+                                  "WHERE order_line_id = (SELECT min(order_line_id) FROM analytics.fct_order_lines WHERE order_date = '2026-03-12')")
+                    .ok());
+        ReviewScreen screen;
+        screen.resize(1280, 800);
+        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screen.show();
+        QVERIFY(openAndWait(screen, id));
+        QVERIFY(QTest::qWaitFor([&] { return screen.undoButton()->isEnabled(); }, 10000));
+
+        QSignalSpy failed(&screen, &ReviewScreen::actionFailed);
+        screen.undoButton()->click();
+        auto *confirm = waitForChild<QMessageBox>(&screen, QStringLiteral("undoConfirm"));
+        QVERIFY(confirm);
+        buttonWithText(confirm, QStringLiteral("Undo Publish"))->click();
+        QVERIFY(failed.wait(60000));
+        QCOMPARE(failed.first().at(1).value<model::DatabaseError>().kind, QStringLiteral("drift"));
+        auto *drift = waitForChild<QMessageBox>(&screen, QStringLiteral("undoDrift"));
+        QVERIFY(drift);
+        buttonWithText(drift, QStringLiteral("Undo anyway…"))->click();
+        auto *dialog = waitForChild<QDialog>(&screen, QStringLiteral("undoOverrideDialog"));
+        QVERIFY(dialog);
+        QPushButton *ok = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        QVERIFY(!ok->isEnabled());  // a reason is required
+        dialog->findChild<QLineEdit *>(QStringLiteral("undoOverrideReason"))->setText(QStringLiteral("the 12th fix is redone next"));
+        QVERIFY(ok->isEnabled());
+        ok->click();
+        auto *again = waitForChild<QMessageBox>(&screen, QStringLiteral("undoOverrideConfirm"));
+        QVERIFY(again);
+        QSignalSpy undone(&screen, &ReviewScreen::undone);
+        buttonWithText(again, QStringLiteral("Undo anyway"))->click();
+        QVERIFY(undone.wait(60000));
+        QCOMPARE(test::scalar(db, window), before);
+        QCOMPARE(test::scalar(db, "SELECT override_reason FROM reprint.audit WHERE backfill_id = $1 AND action = 'undo'", {std::to_string(id)}),
+                 std::string("the 12th fix is redone next"));
+    }
+
+    // Cancel during publish (it waits for a writer of the window): the transaction rolls
+    // back whole and the screen, having read it back, says the backfill is still staged.
+    void cancelDuringPublishReadsBackTheOutcome()
+    {
+        QTemporaryDir dir;
+        const QString spec = test::replaceSpec(dir);
+        const std::string db = test::demoCopy("tst_reviewscreen_cancel_publish");
+        int code = -1;
+        const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"), &code, spec);
+        QCOMPARE(code, 0);
+        const std::string before = test::scalar(db, "SELECT sum(revenue)::text FROM analytics.fct_order_lines "
+                                                    "WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14'");
+        // A writer holds a row of the window.
+        warehouse::IoThread io;
+        auto writer = io.spawn(warehouse::Connection::connect(db)).get();
+        QVERIFY(writer.ok());
+        auto held = io.spawn([](warehouse::ConnectionPtr c) -> warehouse::Task<warehouse::Result<warehouse::Reply>> {
+            auto r = co_await c->execute("BEGIN");
+            if (!r)
+                co_return r;
+            co_return co_await c->execute("SELECT 1 FROM analytics.fct_order_lines WHERE order_date = '2026-03-12' LIMIT 1 FOR UPDATE");
+        }(*writer)).get();
+        QVERIFY(held.ok());
+
+        ReviewScreen screen;
+        screen.resize(1280, 800);
+        screen.setSpec(test::loadDemoSpec(spec), QString::fromStdString(db));
+        screen.show();
+        QVERIFY(openAndWait(screen, id));
+        QVERIFY(approve(screen, false, QStringLiteral("will be cancelled")));
+        QVERIFY(QTest::qWaitFor([&] { return screen.cancelPublishButton()->isVisible(); }, 5000));
+        QVERIFY(QTest::qWaitFor([&] { return test::scalar(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'reprint' "
+                                                              "AND wait_event_type = 'Lock'") == "1"; }, 10000));
+        screen.cancelPublishButton()->click();
+        QVERIFY2(QTest::qWaitFor([&] { return screen.actionNote().contains(QLatin1String("rolled back whole")); }, 30000), qPrintable(screen.actionNote()));
+        QVERIFY(screen.actionNote().contains(QLatin1String("still staged")));
+        QVERIFY(!screen.cancelPublishButton()->isVisible());
+        QCOMPARE(test::scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", {std::to_string(id)}), std::string("staged"));
+        io.spawn([](warehouse::ConnectionPtr c) -> warehouse::Task<int> {
+            (void)co_await c->execute("ROLLBACK");
+            c->close();
+            co_return 0;
+        }(*writer)).get();
+        QCOMPARE(test::scalar(db, "SELECT sum(revenue)::text FROM analytics.fct_order_lines "
+                                  "WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14'"),
+                 before);
     }
 
     void driftOpensTheDriftDialog()
