@@ -925,6 +925,19 @@ Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, b
     co_return b;
 }
 
+// BEGIN, then backfill `id`'s row FOR UPDATE; the transaction is rolled back when the
+// row cannot be read.
+Task<Result<BackfillRow>> beginWithBackfill(warehouse::Connection &c, long long id)
+{
+    auto r = co_await c.execute("BEGIN");
+    if (!r)
+        co_return r.error();
+    auto b = co_await readBackfill(c, id, true);
+    if (!b)
+        co_await rollback(c);
+    co_return b;
+}
+
 struct PublishPlan {
     long long id = 0;
     const Window *window = nullptr;
@@ -1331,14 +1344,9 @@ Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const
                                    const EngineOptions &opt)
 {
     const std::string ids = std::to_string(id);
-    auto r = co_await c.execute("BEGIN");
-    if (!r)
-        co_return r.error();
-    auto b = co_await readBackfill(c, id, true);
-    if (!b) {
-        co_await rollback(c);
+    auto b = co_await beginWithBackfill(c, id);
+    if (!b)
         co_return b.error();
-    }
     if (b->status == "published" || b->status == "undone" || b->status == "abandoned" || b->kind != "backfill") {
         co_await rollback(c);
         co_return conflict("backfill " + ids + " is " + b->status + " and cannot be resumed", "Start a new backfill of the window.");
@@ -2232,14 +2240,9 @@ Task<Result<std::string>> Engine::requestCancel(long long id)
         co_return s.error();
     auto &c = *(*s)->conn;
     const std::string ids = std::to_string(id);
-    auto r = co_await c.execute("BEGIN");
-    if (!r)
-        co_return r.error();
-    auto b = co_await readBackfill(c, id, true);
-    if (!b) {
-        co_await rollback(c);
+    auto b = co_await beginWithBackfill(c, id);
+    if (!b)
         co_return b.error();
-    }
     if (b->status != "staging" && b->status != "planned") {
         co_await rollback(c);
         co_return conflict("backfill " + ids + " is " + b->status + ", not staging: there is nothing to cancel",
@@ -2260,7 +2263,7 @@ Task<Result<std::string>> Engine::requestCancel(long long id)
                            "Resume it (`reprint backfill --resume " + ids + "`) or abandon it (`reprint abandon " + ids + "`).");
     }
     const std::string holder = *claim->last().rows.front()[0];
-    r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action, note) VALUES ($1, 'cancel', $2)",
+    auto r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action, note) VALUES ($1, 'cancel', $2)",
                          args(ids, "asked " + holder + " to cancel"));
     if (r)
         r = co_await c.query("SELECT pg_notify('reprint_cancel', $1)", args(ids));

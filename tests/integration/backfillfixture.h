@@ -133,6 +133,17 @@ inline QString fctTransform()
 }
 
 
+// A copy of the demo spec whose fct transform sleeps `seconds` per partition: slow enough
+// to cancel, kill or watch mid-stage.
+inline QString slowSpec(QTemporaryDir &dir, double seconds)
+{
+    QString transform = fctTransform().trimmed();
+    transform.remove(QRegularExpression(QStringLiteral(";\\s*$")));
+    return specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(%2)) AS slow\n")
+                                      .arg(transform)
+                                      .arg(seconds));
+}
+
 // Runs `sql` over and over on a connection of its own while `during()` runs (and a moment
 // after), and returns every answer: what a reader saw meanwhile.
 template <typename During>

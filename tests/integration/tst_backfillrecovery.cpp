@@ -31,8 +31,7 @@ private Q_SLOTS:
         const std::string db = test::demoCopy("bf_kill");
         const auto before = dayHashes(db);
         QTemporaryDir dir;
-        const QString spec = specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(1)) AS slow\n")
-                                                        .arg(fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")))));
+        const QString spec = slowSpec(dir, 1);
         QProcess proc;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("2"));
@@ -86,8 +85,7 @@ private Q_SLOTS:
         const std::string db = test::demoCopy("bf_cancel");
         const auto before = dayHashes(db);
         QTemporaryDir dir;
-        const QString spec = specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(0.7)) AS slow\n")
-                                                        .arg(fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")))));
+        const QString spec = slowSpec(dir, 0.7);
         QProcess proc;
         proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
                                               << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
@@ -135,8 +133,7 @@ private Q_SLOTS:
         const std::string db = test::demoCopy("bf_remote_cancel");
         const auto before = dayHashes(db);
         QTemporaryDir dir;
-        const QString spec = specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(0.7)) AS slow\n")
-                                                        .arg(fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")))));
+        const QString spec = slowSpec(dir, 0.7);
         QProcess proc;
         proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
                                               << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
@@ -172,8 +169,7 @@ private Q_SLOTS:
     {
         const std::string db = test::demoCopy("bf_cascade_resume");
         QTemporaryDir dir;
-        const QString spec = specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(0.5)) AS slow\n")
-                                                        .arg(fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")))));
+        const QString spec = slowSpec(dir, 0.5);
         const QStringList window = {QStringLiteral("--model"), QStringLiteral("fct_order_lines"), QStringLiteral("--from"),
                                     QStringLiteral("2026-03-09"), QStringLiteral("--to"), QStringLiteral("2026-03-14")};
         QProcess proc;
@@ -213,8 +209,7 @@ private Q_SLOTS:
     {
         const std::string db = test::demoCopy("bf_kill_resume");
         QTemporaryDir dir;
-        const QString spec = specWithTransform(dir, QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(0.7)) AS slow\n")
-                                                        .arg(fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")))));
+        const QString spec = slowSpec(dir, 0.7);
         QProcess proc;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("2"));
