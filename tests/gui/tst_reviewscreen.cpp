@@ -18,6 +18,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QElapsedTimer>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QLineEdit>
@@ -28,10 +29,34 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include <functional>
+
 using namespace reprint;
 using views::ReviewScreen;
 
 namespace {
+
+// Times from its construction to the first paint of `widget` once `ready()` holds.
+struct PaintWatch : QObject {
+    template <typename Ready>
+    PaintWatch(QWidget *widget, Ready ready)
+        : m_ready(std::move(ready))
+    {
+        m_clock.start();
+        widget->installEventFilter(this);
+    }
+    bool eventFilter(QObject *, QEvent *event) override
+    {
+        if (event->type() == QEvent::Paint && ms < 0 && m_ready())
+            ms = m_clock.elapsed();
+        return false;
+    }
+    qint64 ms = -1;
+
+private:
+    std::function<bool()> m_ready;
+    QElapsedTimer m_clock;
+};
 
 // Opens `id` and waits for the review and its facts.
 bool openAndWait(ReviewScreen &screen, qint64 id)
@@ -96,7 +121,11 @@ private Q_SLOTS:
         screen.resize(1280, 800);
         screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
         screen.show();
+        // From asking for the stored review to the first paint of the table holding it.
+        PaintWatch painted(screen.totalsTable()->viewport(), [&] { return screen.reviewModel()->review().backfillId == id; });
         QVERIFY(openAndWait(screen, id));
+        QVERIFY(QTest::qWaitFor([&] { return painted.ms >= 0; }, 10000));
+        qInfo("stored review opened to a painted table in %lld ms", painted.ms);
 
         QVERIFY(!screen.approveButton()->isEnabled());
         QVERIFY(screen.overrideButton()->isVisible());
