@@ -126,21 +126,19 @@ QString sampleRowsHtml(const std::string &sampleJson, int limit)
 ReviewPacket::ReviewPacket(backfill::ReviewPacketData data, QDateTime generatedAt)
     : m_data(std::move(data))
     , m_generatedAt(std::move(generatedAt))
+    , m_model(std::make_unique<ReviewModel>())
 {
+    m_model->setReview(m_data.review);
     const auto &measures = m_data.review.partitions.empty() ? std::vector<backfill::MeasureTotals>()
                                                             : m_data.review.partitions.front().measures;
     m_chartMeasure = measures.size() > 1 ? q(measures[1].measure) : QStringLiteral("rows");
 }
 
-void ReviewPacket::setChartMeasure(const QString &measure)
-{
-    m_chartMeasure = measure;
-}
+ReviewPacket::~ReviewPacket() = default;
 
 QImage ReviewPacket::chart(const QSize &size) const
 {
-    ReviewModel model;
-    model.setReview(m_data.review);
+    const ReviewModel &model = *m_model;
     const int measure = std::max(0, int(model.measures().indexOf(m_chartMeasure)));
     const int n = model.partitionCount();
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
@@ -244,8 +242,7 @@ QString ReviewPacket::html(const QString &chartSource) const
 {
     const backfill::Review &r = m_data.review;
     const backfill::ReviewFacts &f = m_data.facts;
-    ReviewModel model;
-    model.setReview(r);
+    const ReviewModel &model = *m_model;
     const QString window = r.from == r.to ? q(r.from) : q(r.from) + QStringLiteral(" … ") + q(r.to);
 
     QString out;
@@ -355,9 +352,8 @@ QString ReviewPacket::html(const QString &chartSource) const
 
 QString ReviewPacket::csv() const
 {
-    ReviewModel model;
-    model.setReview(m_data.review);
-    model.setLocale(QLocale::c());
+    // Raw values (ValueRole), never the locale's formatting.
+    const ReviewModel &model = *m_model;
     QStringList lines{QStringLiteral("backfill,model,partition,start,place,measure,old,new,delta,delta_pct,source,verdict")};
     const QStringList measures = model.measures();
     for (int row = 0; row < model.partitionCount(); ++row) {
@@ -378,7 +374,7 @@ QString ReviewPacket::csv() const
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 
-bool ReviewPacket::writePdf(QIODevice *device) const
+void ReviewPacket::writePdf(QIODevice *device) const
 {
     QPdfWriter writer(device);
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Landscape, QMarginsF(12, 12, 12, 12), QPageLayout::Millimeter));
@@ -393,14 +389,22 @@ bool ReviewPacket::writePdf(QIODevice *device) const
     doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("chart.png")), chart(QSize(1800, 640)));
     doc.setHtml(html(QStringLiteral("chart.png")));
     doc.print(&writer);
-    return true;
+}
+
+QString ReviewPacket::unsupported(const QString &path)
+{
+    const QString ext = QFileInfo(path).suffix().toLower();
+    for (const char *known : {"html", "htm", "pdf", "csv"})
+        if (ext == QLatin1String(known))
+            return {};
+    return tr("cannot tell what to write to %1: the name must end in .html, .pdf or .csv").arg(path);
 }
 
 bool ReviewPacket::write(const QString &path, QString *error) const
 {
     const QString ext = QFileInfo(path).suffix().toLower();
-    if (!extensions().contains(ext)) {
-        *error = tr("cannot tell what to write to %1: the name must end in .html, .pdf or .csv").arg(path);
+    if (const QString why = unsupported(path); !why.isEmpty()) {
+        *error = why;
         return false;
     }
     QSaveFile file(path);

@@ -16,15 +16,14 @@
 #include <QImage>
 #include <QString>
 
+#include <memory>
+
 namespace reprint::model {
 
 class ReviewPacket {
 public:
     explicit ReviewPacket(backfill::ReviewPacketData data, QDateTime generatedAt = QDateTime::currentDateTimeUtc());
-
-    // The measure the chart shows: the first declared measure (else rows) unless set.
-    void setChartMeasure(const QString &measure);
-    QString chartMeasure() const { return m_chartMeasure; }
+    ~ReviewPacket();
 
     // `chartSource`: what the chart's <img src> says (a data: URI for the file, a resource
     // name for the PDF).
@@ -39,14 +38,17 @@ public:
     // `error` that names the path and what to do.
     bool write(const QString &path, QString *error) const;
 
-    static QStringList extensions() { return {QStringLiteral("html"), QStringLiteral("htm"), QStringLiteral("pdf"), QStringLiteral("csv")}; }
+    // Why nothing can be written to `path` (its extension is not one of the packet's
+    // kinds), as a sentence; empty when it can.
+    static QString unsupported(const QString &path);
 
 private:
-    bool writePdf(class QIODevice *device) const;
+    void writePdf(class QIODevice *device) const;
 
     backfill::ReviewPacketData m_data;
     QDateTime m_generatedAt;
-    QString m_chartMeasure;
+    std::unique_ptr<class ReviewModel> m_model;  // formats every cell, as the review screen does
+    QString m_chartMeasure;                      // the first declared measure, else rows
 };
 
 } // namespace reprint::model

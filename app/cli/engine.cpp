@@ -11,7 +11,6 @@
 #include "warehouse/iothread.h"
 
 #include <QCommandLineParser>
-#include <QFileInfo>
 #include <QTextStream>
 
 #include <boost/asio/redirect_error.hpp>
@@ -355,9 +354,8 @@ int engineCommand(const QString &command, const QStringList &arguments)
         const QString path = parser.value(outOption);
         if (path.isEmpty())
             return usageError(QStringLiteral("report needs --out FILE"), QStringLiteral("usage: reprint ") + cmd->synopsis);
-        if (!model::ReviewPacket::extensions().contains(QFileInfo(path).suffix().toLower()))
-            return usageError(QStringLiteral("cannot tell what to write to %1: the name must end in .html, .pdf or .csv").arg(path),
-                              QStringLiteral("e.g. --out review-%1.pdf; nothing was written.").arg(id));
+        if (const QString why = model::ReviewPacket::unsupported(path); !why.isEmpty())
+            return usageError(why, QStringLiteral("e.g. --out review-%1.pdf; nothing was written.").arg(id));
         auto r = runWithSignals(backfill::reviewPacketData(engine, id), cancel);
         if (!r)
             return fail(r.error());

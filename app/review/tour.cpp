@@ -64,10 +64,25 @@ bool Tour::shot(const QString &file)
     return false;
 }
 
-void Tour::settleThen(std::function<void()> next)
+void Tour::shootThen(const QString &file, std::function<void()> next)
 {
     // Let the layout settle and late repaints land before grabbing.
-    QTimer::singleShot(400, m_context, std::move(next));
+    QTimer::singleShot(400, m_context, [this, file, next = std::move(next)] {
+        if (shot(file))
+            next();
+    });
+}
+
+void Tour::shootWhen(std::function<bool()> ready, const QString &file, std::function<void()> next)
+{
+    auto *poll = new QTimer(m_context);
+    connect(poll, &QTimer::timeout, m_context, [this, poll, ready = std::move(ready), file, next = std::move(next)] {
+        if (!ready())
+            return;
+        poll->stop();
+        shootThen(file, next);
+    });
+    poll->start(100);
 }
 
 void Tour::fail(int code, const QString &message)
@@ -85,7 +100,7 @@ void Tour::calendar()
 {
     QObject *ctx = begin(QStringLiteral("calendar"), 60000);
     views::CalendarScreen *cal = m_window->calendarScreen();
-    auto go = [this] { settleThen([this] { if (shot(QStringLiteral("01-calendar.png"))) scoped(); }); };
+    auto go = [this] { shootThen(QStringLiteral("01-calendar.png"), [this] { scoped(); }); };
     if (cal->isRefreshing())
         connect(cal, &views::CalendarScreen::refreshFinished, ctx, go, Qt::SingleShotConnection);
     else
@@ -97,7 +112,7 @@ void Tour::scoped()
     begin(QStringLiteral("scoped"), 10000);
     if (!m_window->calendarScreen()->selectWindow(kFrom, kTo))
         return fail(2, tr("the calendar has no window %1 … %2").arg(kFrom, kTo));
-    settleThen([this] { if (shot(QStringLiteral("02-scoped.png"))) run(); });
+    shootThen(QStringLiteral("02-scoped.png"), [this] { run(); });
 }
 
 void Tour::run()
@@ -135,7 +150,7 @@ void Tour::review()
     auto ready = std::make_shared<int>(0);
     auto one = [this, ready] {
         if (++*ready == 2)
-            settleThen([this] { if (shot(QStringLiteral("04-review.png"))) inspector(); });
+            shootThen(QStringLiteral("04-review.png"), [this] { inspector(); });
     };
     connect(screen, &views::ReviewScreen::reviewLoaded, ctx, one, Qt::SingleShotConnection);
     connect(screen, &views::ReviewScreen::factsLoaded, ctx, one, Qt::SingleShotConnection);
@@ -144,20 +159,17 @@ void Tour::review()
 
 void Tour::inspector()
 {
-    QObject *ctx = begin(QStringLiteral("inspector"), 60000);
+    begin(QStringLiteral("inspector"), 60000);
     views::BoundaryInspector *inspector = m_window->reviewScreen()->inspector();
     m_window->reviewScreen()->showInspector(kFrom);
     // The inspector may have opened 2026-03-09 by itself already (the window's first
     // partition): wait for what it shows, not for a signal that may have passed.
-    auto *poll = new QTimer(ctx);
-    connect(poll, &QTimer::timeout, ctx, [this, inspector, poll] {
-        if (inspector->partition() != kFrom || inspector->added() < 0 || inspector->rowDiffModel()->rowCount() == 0
-            || inspector->edgeTable()->rowCount() == 0)
-            return;
-        poll->stop();
-        settleThen([this] { if (shot(QStringLiteral("05-inspector.png"))) publish(); });
-    });
-    poll->start(100);
+    shootWhen(
+        [inspector] {
+            return inspector->partition() == kFrom && inspector->added() >= 0 && inspector->rowDiffModel()->rowCount() > 0
+                   && inspector->edgeTable()->rowCount() > 0;
+        },
+        QStringLiteral("05-inspector.png"), [this] { publish(); });
 }
 
 void Tour::publish()
@@ -178,17 +190,9 @@ void Tour::publish()
         buttons->button(QDialogButtonBox::Ok)->click();
     });
     screen->approveButton()->click();
-    auto *poll = new QTimer(ctx);
-    connect(screen, &views::ReviewScreen::published, ctx, [this, screen, poll] {
-        // Wait for the screen to read it back as published.
-        connect(poll, &QTimer::timeout, m_context, [this, screen, poll] {
-            if (screen->reviewModel()->review().status != "published" || !screen->undoButton()->isEnabled())
-                return;
-            poll->stop();
-            settleThen([this] { if (shot(QStringLiteral("06-published.png"))) history(); });
-        });
-        poll->start(100);
-    });
+    // Published, and read back as such.
+    shootWhen([screen] { return screen->reviewModel()->review().status == "published" && screen->undoButton()->isEnabled(); },
+              QStringLiteral("06-published.png"), [this] { history(); });
 }
 
 void Tour::history()
@@ -196,9 +200,7 @@ void Tour::history()
     QObject *ctx = begin(QStringLiteral("history"), 30000);
     views::ReviewScreen *screen = m_window->reviewScreen();
     auto finish = [this] {
-        settleThen([this] {
-            if (!shot(QStringLiteral("07-history.png")))
-                return;
+        shootThen(QStringLiteral("07-history.png"), [this] {
             m_done = true;
             m_timeout.stop();
             Q_EMIT finished(0, tr("wrote 7 screenshots to %1").arg(m_dir.path()));

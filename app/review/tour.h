@@ -51,7 +51,11 @@ private:
     void publish();
     void history();
     bool shot(const QString &file);
-    void settleThen(std::function<void()> next);
+    // Lets the layout settle, shoots `file`, then goes on with `next`.
+    void shootThen(const QString &file, std::function<void()> next);
+    // The same once `ready()` holds (checked every 100 ms, within the step's time): for
+    // screens whose loaded signal may already have passed.
+    void shootWhen(std::function<bool()> ready, const QString &file, std::function<void()> next);
     void fail(int code, const QString &message);
 
     views::MainWindow *m_window;

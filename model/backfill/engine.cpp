@@ -701,7 +701,6 @@ Task<void> stageWorker(std::shared_ptr<StageRun> run)
     (*conn)->close();
 }
 
-// Keeps the claim's lease alive while staging runs, on its own connection.
 // The claim's heartbeat while a member stages. Its connection also LISTENs for cancel
 // requests from other processes (Engine::requestCancel): one for this backfill cancels
 // `cancel`, as Ctrl-C would. stop() ends it at once (closing the connection wakes the wait).
@@ -722,28 +721,23 @@ Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std:
     if (!conn || hb->stopped)
         co_return;
     hb->conn = *conn;
-    auto listening = co_await (*conn)->execute("LISTEN reprint_cancel");
+    // Without the LISTEN (it never fails on a live connection) the wait below is just the
+    // beat's timer: no request is heard, the lease is still kept.
+    (void)co_await (*conn)->execute("LISTEN reprint_cancel");
     const std::string self = std::to_string(id);
     using Clock = std::chrono::steady_clock;
     auto next = Clock::now() + std::chrono::seconds(opt.heartbeatSeconds);
     while (!hb->stopped) {
-        if (!listening) {
-            // No LISTEN: beat on a timer only.
-            asio::steady_timer timer(co_await asio::this_coro::executor, next);
-            boost::system::error_code ec;
-            co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        } else {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
-            auto heard = co_await (*conn)->waitForNotification(std::max(left, std::chrono::milliseconds(1)));
-            if (hb->stopped || !heard)
-                break;
-            if (*heard && (*heard)->payload == self) {
-                // PQcancel blocks: from a thread of its own, as the CLI's Ctrl-C does.
-                std::thread([cancel] { cancel->cancel(); }).detach();
-                continue;
-            }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
+        auto heard = co_await (*conn)->waitForNotification(std::max(left, std::chrono::milliseconds(1)));
+        if (hb->stopped || !heard)
+            break;
+        if (*heard && (*heard)->payload == self) {
+            // PQcancel blocks: from a thread of its own, as the CLI's Ctrl-C does.
+            std::thread([cancel] { cancel->cancel(); }).detach();
+            continue;
         }
-        if (hb->stopped || Clock::now() < next)
+        if (Clock::now() < next)
             continue;
         auto r = co_await (*conn)->query("UPDATE reprint.claims SET heartbeat_at = now(), "
                                          "lease_expires = now() + make_interval(secs => $2) WHERE backfill_id = $1",
@@ -962,17 +956,6 @@ struct SwapLayout {
     std::string misfit;
 };
 
-std::string quoteLiteral(const std::string &text)
-{
-    std::string out = "'";
-    for (char ch : text) {
-        if (ch == '\'')
-            out += '\'';
-        out += ch;
-    }
-    return out + "'";
-}
-
 Task<Result<SwapLayout>> swapLayoutOf(warehouse::Connection &c, const ModelSql &sql, const Window &w)
 {
     SwapLayout layout;
@@ -1123,15 +1106,17 @@ Task<Result<PublishOutcome>> swapWindow(warehouse::Connection &c, const ModelSql
                 break;
             }
             r = co_await c.execute("ALTER TABLE " + sql.target + " DETACH PARTITION " + old);
-            for (std::size_t j = 0; j < indexes->last().rows.size() && r; ++j) {
-                const std::string name = *indexes->last().rows[j][1];
-                const std::string moved = ("b" + id + "_" + std::to_string(i) + "_" + std::to_string(j) + "_" + name).substr(0, 63);
-                r = co_await c.execute("ALTER INDEX " + quoteRelation(part.schema, name) + " RENAME TO " + quoteIdentifier(moved));
-            }
             if (r && archive.empty())
                 r = co_await c.execute("DROP TABLE " + old);
             if (r && !archive.empty()) {
-                r = co_await c.execute("ALTER TABLE " + old + " RENAME TO " + quoteIdentifier(parked));
+                // Parked, its indexes give their names up first.
+                for (std::size_t j = 0; j < indexes->last().rows.size() && r; ++j) {
+                    const std::string name = *indexes->last().rows[j][1];
+                    const std::string moved = ("b" + id + "_" + std::to_string(i) + "_" + std::to_string(j) + "_" + name).substr(0, 63);
+                    r = co_await c.execute("ALTER INDEX " + quoteRelation(part.schema, name) + " RENAME TO " + quoteIdentifier(moved));
+                }
+                if (r)
+                    r = co_await c.execute("ALTER TABLE " + old + " RENAME TO " + quoteIdentifier(parked));
                 if (r)
                     r = co_await c.execute("ALTER TABLE " + quoteRelation(part.schema, parked) + " SET SCHEMA reprint_archive");
                 if (r)
@@ -2116,7 +2101,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
                                "Something wrote the window after backfill " + id
                                    + " was validated. Abandon it and run the backfill again to re-validate.");
     }
-    auto checksNow = co_await readChecksAtOnce(conninfo, sql, w.before, w.after, {});
+    auto checksNow = co_await readChecksAtOnce(conninfo, sql, w.before, w.after, cancel);
     if (!checksNow)
         co_return checksNow.error();
     auto storedChecks = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, check_name, value::text "

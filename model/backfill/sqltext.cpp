@@ -308,4 +308,15 @@ std::string quoteRelation(const std::string &schema, const std::string &table)
     return quoteIdentifier(schema) + "." + quoteIdentifier(table);
 }
 
+std::string quoteLiteral(const std::string &text)
+{
+    std::string out = "'";
+    for (char ch : text) {
+        if (ch == '\'')
+            out += '\'';
+        out += ch;
+    }
+    return out + "'";
+}
+
 } // namespace reprint::backfill

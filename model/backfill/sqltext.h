@@ -41,5 +41,8 @@ warehouse::Result<std::string> resolveModelReferences(const std::string &sql,
 std::string quoteIdentifier(const std::string &name);
 // schema.table, both quoted.
 std::string quoteRelation(const std::string &schema, const std::string &table);
+// 'text' with embedded single quotes doubled (standard_conforming_strings): for the few
+// places SQL takes no parameter, e.g. partition bounds in ALTER TABLE … ATTACH PARTITION.
+std::string quoteLiteral(const std::string &text);
 
 } // namespace reprint::backfill

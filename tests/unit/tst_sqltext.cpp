@@ -221,6 +221,9 @@ void TestSqlText::quoting()
     QCOMPARE(quoteRelation("analytics", "fct_order_lines"), std::string("\"analytics\".\"fct_order_lines\""));
     QCOMPARE(quoteRelation("analytics", "x; drop table t"), std::string("\"analytics\".\"x; drop table t\""));
     QCOMPARE(quoteRelation("a\"; drop schema s; --", "t"), std::string("\"a\"\"; drop schema s; --\".\"t\""));
+    QCOMPARE(quoteLiteral("2026-03-10"), std::string("'2026-03-10'"));
+    QCOMPARE(quoteLiteral("it's'; drop table t; --"), std::string("'it''s''; drop table t; --'"));
+    QCOMPARE(quoteLiteral(""), std::string("''"));
 }
 
 QTEST_GUILESS_MAIN(TestSqlText)
