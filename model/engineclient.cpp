@@ -18,14 +18,14 @@ using backfill::CancelTokenPtr;
 using warehouse::Result;
 using warehouse::Task;
 
-DatabaseError toDatabaseError(const warehouse::Error &e)
+DatabaseError toDatabaseError(const warehouse::Error &e, const std::string &specPath)
 {
     DatabaseError out;
     out.kind = QString::fromLatin1(warehouse::toString(e.kind));
     out.sqlstate = QString::fromStdString(e.sqlstate);
-    out.message = QString::fromStdString(e.message);
+    out.message = QString::fromStdString(backfill::completeCommands(e.message, specPath));
     out.detail = QString::fromStdString(e.detail);
-    out.hint = QString::fromStdString(e.hint);
+    out.hint = QString::fromStdString(backfill::completeCommands(e.hint, specPath));
     return out;
 }
 
@@ -117,7 +117,7 @@ quint64 start(EngineClient *self, warehouse::IoThread &io, std::shared_ptr<backf
                 if (r.ok())
                     deliver(token, std::move(r.value()));
                 else
-                    Q_EMIT self->failed(token, toDatabaseError(r.error()));
+                    Q_EMIT self->failed(token, toDatabaseError(r.error(), self->spec().path));
             },
             Qt::QueuedConnection);
     });
@@ -310,7 +310,7 @@ quint64 EngineClient::watch(qint64 backfillId, int pollMs, int minIntervalMs)
                 if (r.ok())
                     Q_EMIT progressChanged(token, r.value());
                 else
-                    Q_EMIT failed(token, toDatabaseError(r.error()));
+                    Q_EMIT failed(token, toDatabaseError(r.error(), spec().path));
             },
             Qt::QueuedConnection);
     };

@@ -85,7 +85,9 @@ private:
 };
 
 // The UI's form of an engine error.
-DatabaseError toDatabaseError(const warehouse::Error &error);
+// `specPath`: the spec the commands in the message and hint are completed with
+// (backfill::completeCommands), so that a hint the GUI shows runs as printed.
+DatabaseError toDatabaseError(const warehouse::Error &error, const std::string &specPath = {});
 
 } // namespace reprint::model
 

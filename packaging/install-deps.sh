@@ -13,6 +13,7 @@ packages=(
   libyaml-cpp-dev
   xvfb xauth fonts-dejavu-core
   poppler-utils
+  file desktop-file-utils appstream debootstrap
 )
 
 missing=()

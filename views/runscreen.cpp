@@ -912,10 +912,13 @@ void RunScreen::applySnapshot(const backfill::BackfillProgress &snapshot)
                   true);
         break;
     case Phase::Cancelled:
-        setBanner(tr("Cancelled: %1. The staged partitions are kept and the window stays claimed: Resume finishes it, "
-                     "or `reprint abandon %2` frees the window.")
-                      .arg(QString::fromStdString(snapshot.backfill.error))
-                      .arg(m_id),
+        setBanner(QString::fromStdString(backfill::completeCommands(
+                      tr("Cancelled: %1. The staged partitions are kept and the window stays claimed: Resume finishes it, "
+                         "or `reprint abandon %2` frees the window.")
+                          .arg(QString::fromStdString(snapshot.backfill.error))
+                          .arg(m_id)
+                          .toStdString(),
+                      m_engine->spec().path)),
                   false);
         break;
     case Phase::Stalled:
@@ -1300,8 +1303,9 @@ bool RunScreen::confirmClose(QWidget *parent)
     box.setInformativeText(
         tr("Cancel it: staging stops, staged partitions are kept, and the window closes once the warehouse confirms.\n\n"
            "Leave it: the window closes now and staging stops with it. Its claim lapses when its lease expires "
-           "(a couple of minutes); then `reprint backfill --resume %1` finishes it from a terminal.")
-            .arg(m_id));
+           "(a couple of minutes); then %1 finishes it from a terminal.")
+            .arg(QString::fromStdString(backfill::completeCommands("`reprint backfill --resume " + std::to_string(m_id) + "`",
+                                                                   m_engine->spec().path))));
     QPushButton *cancelRun = box.addButton(tr("Cancel backfill"), QMessageBox::DestructiveRole);
     QPushButton *leave = box.addButton(tr("Leave it and close"), QMessageBox::AcceptRole);
     QPushButton *stay = box.addButton(tr("Keep the window open"), QMessageBox::RejectRole);

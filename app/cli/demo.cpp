@@ -1,4 +1,4 @@
-// reprint demo [--dir D] [--scale N] [--stop]: the embedded demo warehouse.
+// reprint demo [--dir D] [--scale N] [--share] [--stop]: the embedded demo warehouse.
 #include "commands.h"
 
 #include "backfill/demo.h"
@@ -32,23 +32,26 @@ int demoCommand(const QStringList &args)
                                          QStringLiteral("Size of a new seed; 1 is about 2.1 million order lines."),
                                          QStringLiteral("N"), QStringLiteral("1"));
     const QCommandLineOption stopOption(QStringLiteral("stop"), QStringLiteral("Stop the demo cluster (its data is kept)."));
+    const QCommandLineOption shareOption(QStringLiteral("share"),
+                                         QStringLiteral("Use the demo cluster even though another running process started it."));
     const QCommandLineOption helpOption(QStringList{QStringLiteral("h"), QStringLiteral("help")},
                                         QStringLiteral("Show this help."));
     parser.addOption(dirOption);
     parser.addOption(scaleOption);
     parser.addOption(stopOption);
+    parser.addOption(shareOption);
     parser.addOption(helpOption);
     if (!parser.parse(QStringList{QStringLiteral("reprint demo")} + args)) {
-        err << "reprint demo: " << parser.errorText() << "\nusage: reprint demo [--dir D] [--scale N] [--stop]\n";
+        err << "reprint demo: " << parser.errorText() << "\nusage: reprint demo [--dir D] [--scale N] [--share] [--stop]\n";
         return ExitUsage;
     }
     if (parser.isSet(helpOption)) {
-        out << "usage: reprint demo [--dir D] [--scale N] [--stop]\n\n" << parser.helpText().section(QLatin1Char('\n'), 3);
+        out << "usage: reprint demo [--dir D] [--scale N] [--share] [--stop]\n\n" << parser.helpText().section(QLatin1Char('\n'), 3);
         return ExitOk;
     }
     if (!parser.positionalArguments().isEmpty()) {
         err << "reprint demo: unexpected argument '" << parser.positionalArguments().first()
-            << "'\nusage: reprint demo [--dir D] [--scale N] [--stop]\n";
+            << "'\nusage: reprint demo [--dir D] [--scale N] [--share] [--stop]\n";
         return ExitUsage;
     }
 
@@ -82,6 +85,7 @@ int demoCommand(const QStringList &args)
     backfill::DemoOptions options;
     options.dir = dir.toStdString();
     options.scale = scale;
+    options.share = parser.isSet(shareOption);
     QElapsedTimer clock;
     clock.start();
     const auto started = backfill::startDemo(options, [&](const std::string &line) {

@@ -11,6 +11,7 @@
 #include "warehouse/iothread.h"
 
 #include <QCommandLineParser>
+#include <QRegularExpression>
 #include <QTextStream>
 
 #include <boost/asio/redirect_error.hpp>
@@ -19,6 +20,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <limits>
 #include <thread>
 #include <unistd.h>
 
@@ -59,14 +61,17 @@ int exitCodeFor(const Error &e)
     return ExitDatabase;
 }
 
+// The spec path as given on the command line: every command a message suggests names it.
+std::string g_specPath;
+
 int fail(const Error &e)
 {
-    err() << "reprint: " << QString::fromStdString(e.message);
+    err() << "reprint: " << QString::fromStdString(backfill::completeCommands(e.message, g_specPath));
     if (!e.detail.empty())
         err() << " (" << QString::fromStdString(e.detail) << ")";
     err() << "\n";
     if (!e.hint.empty())
-        err() << "  " << QString::fromStdString(e.hint) << "\n";
+        err() << "  " << QString::fromStdString(backfill::completeCommands(e.hint, g_specPath)) << "\n";
     err().flush();
     return exitCodeFor(e);
 }
@@ -74,6 +79,19 @@ int fail(const Error &e)
 int usageError(const QString &message, const QString &hint = {})
 {
     return fail(Error::make(ErrorKind::Usage, message.toStdString(), hint.toStdString()));
+}
+
+// A backfill ID as the user typed it: a whole number from 1 (IDs are bigint serials).
+bool parseBackfillId(const QString &text, long long *id)
+{
+    bool ok = false;
+    *id = text.toLongLong(&ok);
+    return ok && *id > 0;
+}
+
+QString idRange()
+{
+    return QStringLiteral("backfill IDs are whole numbers from 1 to %1").arg(std::numeric_limits<long long>::max());
 }
 
 struct Command {
@@ -149,7 +167,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
 {
     static const QList<Command> commands = {
         {QStringLiteral("init"), QStringLiteral("init --spec S"), false, false},
-        {QStringLiteral("status"), QStringLiteral("status --spec S --model M --from P --to P"), true, false},
+        {QStringLiteral("status"), QStringLiteral("status --spec S --model M [--from P --to P]"), true, false},
         {QStringLiteral("run"), QStringLiteral("run --spec S --model M --partition P"), true, false},
         {QStringLiteral("backfill"), QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N] [--cascade] | --resume ID [--retry-failed]"), false, false},
         {QStringLiteral("diff"), QStringLiteral("diff --spec S ID [--rows P]"), false, true},
@@ -190,8 +208,15 @@ int engineCommand(const QString &command, const QStringList &arguments)
     const QCommandLineOption outOption(QStringLiteral("out"), QStringLiteral("Where to write the review packet."), QStringLiteral("FILE"));
     parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh, prune, retention, resume, retryFailed, cascadeOption, outOption});
     parser.addHelpOption();
-    if (!parser.parse(QStringList{QStringLiteral("reprint ") + command} + arguments))
+    if (!parser.parse(QStringList{QStringLiteral("reprint ") + command} + arguments)) {
+        // `diff -5` reads as an option named 5.
+        const QStringList unknown = parser.unknownOptionNames();
+        static const QRegularExpression digits(QStringLiteral("^\\d+$"));
+        if (cmd->needsId && !unknown.isEmpty() && digits.match(unknown.first()).hasMatch())
+            return usageError(QStringLiteral("%1: '-%2' is not a backfill ID: %3").arg(command, unknown.first(), idRange()),
+                              QStringLiteral("`reprint history` lists the IDs."));
         return usageError(parser.errorText(), QStringLiteral("usage: reprint ") + cmd->synopsis);
+    }
     if (parser.isSet(QStringLiteral("help"))) {
         QTextStream(stdout) << "usage: reprint " << cmd->synopsis << "\n";
         return ExitOk;
@@ -202,6 +227,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
         return usageError(QStringLiteral("--format '%1' is not one of table, json, csv").arg(parser.value(format)));
     if (!parser.isSet(spec))
         return usageError(QStringLiteral("%1 needs --spec FILE").arg(command), QStringLiteral("usage: reprint ") + cmd->synopsis);
+    g_specPath = parser.value(spec).toStdString();
     auto loaded = backfill::loadSpec(parser.value(spec).toStdString());
     if (!loaded)
         return fail(loaded.error());
@@ -218,11 +244,13 @@ int engineCommand(const QString &command, const QStringList &arguments)
     long long id = 0;
     if (cmd->needsId) {
         const QStringList pos = parser.positionalArguments();
-        bool ok = false;
-        id = pos.size() == 1 ? pos.first().toLongLong(&ok) : 0;
-        if (!ok || id <= 0)
-            return usageError(QStringLiteral("%1 needs one backfill ID").arg(command), QStringLiteral("usage: reprint ") + cmd->synopsis
-                                                                                              + QStringLiteral("; `reprint history` lists the IDs."));
+        if (pos.size() != 1)
+            return usageError(pos.isEmpty() ? QStringLiteral("%1 needs one backfill ID").arg(command)
+                                            : QStringLiteral("%1 takes one backfill ID, not %2 (%3)").arg(command).arg(pos.size()).arg(pos.join(QStringLiteral(", "))),
+                              QStringLiteral("usage: reprint ") + cmd->synopsis + QStringLiteral("; `reprint history` lists the IDs."));
+        if (!parseBackfillId(pos.first(), &id))
+            return usageError(QStringLiteral("%1: '%2' is not a backfill ID: %3").arg(command, pos.first(), idRange()),
+                              QStringLiteral("`reprint history` lists the IDs."));
     } else if (!parser.positionalArguments().isEmpty()) {
         return usageError(QStringLiteral("unexpected argument '%1'").arg(parser.positionalArguments().first()),
                           QStringLiteral("usage: reprint ") + cmd->synopsis);
@@ -241,11 +269,14 @@ int engineCommand(const QString &command, const QStringList &arguments)
         return ExitOk;
     }
     if (command == QLatin1String("status")) {
-        if (!parser.isSet(from) || !parser.isSet(to))
-            return usageError(QStringLiteral("status needs --from P --to P"), QStringLiteral("usage: reprint ") + cmd->synopsis);
+        const bool latest = !parser.isSet(from) && !parser.isSet(to);
         auto r = runWithSignals(engine.status(modelName, parser.value(from).toStdString(), parser.value(to).toStdString(), cancel), cancel);
         if (!r)
             return fail(r.error());
+        if (latest && !r->empty())
+            err() << "reprint: no --from/--to given: showing the latest " << r->size() << " partitions, "
+                  << QString::fromStdString(r->front().partition.name) << " .. " << QString::fromStdString(r->back().partition.name)
+                  << " (the newest that holds rows is the last)\n";
         out.status(**engine.model(modelName), *r);
         return ExitOk;
     }
@@ -262,10 +293,9 @@ int engineCommand(const QString &command, const QStringList &arguments)
         bool ok = false;
         backfill::BackfillRequest req;
         if (parser.isSet(resume)) {
-            req.resumeId = parser.value(resume).toLongLong(&ok);
-            if (!ok || req.resumeId <= 0)
-                return usageError(QStringLiteral("--resume '%1' is not a backfill id").arg(parser.value(resume)),
-                                  QStringLiteral("`reprint history` lists them."));
+            if (!parseBackfillId(parser.value(resume), &req.resumeId))
+                return usageError(QStringLiteral("--resume '%1' is not a backfill ID: %2").arg(parser.value(resume), idRange()),
+                                  QStringLiteral("`reprint history` lists the IDs."));
             req.retryFailed = parser.isSet(retryFailed);
         } else if (parser.isSet(retryFailed)) {
             return usageError(QStringLiteral("--retry-failed needs --resume ID"));
@@ -278,8 +308,17 @@ int engineCommand(const QString &command, const QStringList &arguments)
         req.to = parser.value(to).toStdString();
         req.cascade = parser.isSet(cascadeOption);
         req.parallel = parser.value(parallel).toInt(&ok);
-        if (!ok || req.parallel < 1)
-            return usageError(QStringLiteral("--parallel '%1' is not a whole number of at least 1").arg(parser.value(parallel)));
+        if (!ok || req.parallel < 1) {
+            const auto m = engine.model(modelName);
+            return usageError(QStringLiteral("--parallel '%1' is not a number of staging connections from 1 to %2")
+                                  .arg(parser.value(parallel))
+                                  .arg(std::numeric_limits<int>::max()),
+                              m ? QStringLiteral("%1 stages on at most %2 connections (max_parallel in the spec); e.g. --parallel %2.")
+                                      .arg(QString::fromStdString((*m)->name))
+                                      .arg((*m)->maxParallel)
+                                : QStringLiteral("A model stages on at most its max_parallel connections (4 unless the spec says "
+                                                 "otherwise); e.g. --parallel 2."));
+        }
         const bool tty = ::isatty(2) && fmt == Format::Table;
         auto progress = [tty](const backfill::BackfillEvent &e) {
             if (!tty)
@@ -304,9 +343,11 @@ int engineCommand(const QString &command, const QStringList &arguments)
             err() << "reprint: warning: downstream " << QString::fromStdString(s) << " will be stale after publishing; "
                   << "backfill it too, or use --cascade.\n";
         if (!r->validationPassed) {
+            const std::string next = "Backfill " + std::to_string(r->id) + " keeps its claim: publish it with `reprint publish "
+                                     + std::to_string(r->id) + " --approve NOTE --override REASON`, or free the window with `reprint abandon "
+                                     + std::to_string(r->id) + "`.";
             err() << "reprint: validation failed: " << QString::fromStdString(r->review.validationMessage) << "\n"
-                  << "  Backfill " << r->id << " keeps its claim: publish it with --override REASON, or free the window with `reprint abandon "
-                  << r->id << "`.\n";
+                  << "  " << QString::fromStdString(backfill::completeCommands(next, g_specPath)) << "\n";
             err().flush();
             return ExitValidation;
         }
@@ -376,7 +417,11 @@ int engineCommand(const QString &command, const QStringList &arguments)
         err() << "reprint: backfill " << id << " (" << QString::fromStdString(r->backfill.model) << ") is "
               << QString::fromStdString(r->backfill.status) << " after the cancel asked of " << QString::fromStdString(holder)
               << "; " << staged << " of " << r->partitions.size() << " partitions staged are kept.\n"
-              << "  Resume it with `reprint backfill --resume " << id << "`, or abandon it with `reprint abandon " << id << "`.\n";
+              << "  "
+              << QString::fromStdString(backfill::completeCommands("Resume it with `reprint backfill --resume " + std::to_string(id)
+                                                                        + "`, or abandon it with `reprint abandon " + std::to_string(id) + "`.",
+                                                                    g_specPath))
+              << "\n";
         return ExitOk;
     }
     if (command == QLatin1String("undo")) {

@@ -28,7 +28,7 @@ const char *kUsage =
     "  report    --spec S ID --out FILE.pdf|.html|.csv   the review packet\n"
     "  undo      --spec S ID [--override REASON]    restore what a publish replaced\n"
     "  history   --spec S [--prune [--retention-days N]]\n"
-    "  demo      [--dir D] [--scale N] [--stop]     the embedded demo warehouse\n"
+    "  demo      [--dir D] [--scale N] [--share] [--stop]  the embedded demo warehouse\n"
     "\n"
     "common options: --db CONNINFO|URI, --format table|json|csv\n"
     "exit codes: 0 ok, 1 usage/spec, 2 database, 3 validation failed, 4 conflict, 5 cancelled\n";

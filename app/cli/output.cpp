@@ -200,6 +200,12 @@ QJsonObject Output::reviewJson(const backfill::Review &review) const
                         review.validationMessage.empty() ? QJsonValue() : QJsonValue(q(review.validationMessage))},
                        {QStringLiteral("from"), q(review.from)},
                        {QStringLiteral("to"), q(review.to)},
+                       {QStringLiteral("float_measures"), [&] {
+                            QJsonArray a;
+                            for (const std::string &m : review.floatMeasures)
+                                a.append(q(m));
+                            return a;
+                        }()},
                        {QStringLiteral("partitions"), parts}};
 }
 
@@ -222,6 +228,10 @@ void Output::review(const backfill::Review &review, const std::vector<backfill::
             QTextStream(stdout) << (i ? "\n" : "") << "backfill " << r.backfillId << "  " << q(r.model) << "  " << q(r.from) << ".."
                                 << q(r.to) << "  status " << q(r.status)
                                 << (r.validation.empty() ? QString() : QStringLiteral("  validation ") + q(r.validation)) << "\n\n";
+        if (m_format == Format::Table)
+            for (const std::string &m : r.floatMeasures)
+                QTextStream(stdout) << "measure " << q(m) << " is floating point: its totals are summed exactly (as numeric), "
+                                       "so the order rows are read in cannot change them\n\n";
         const QStringList headers{QStringLiteral("model"), QStringLiteral("partition"), QStringLiteral("scope"), QStringLiteral("measure"),
                                   QStringLiteral("old"), QStringLiteral("new"), QStringLiteral("delta"),
                                   QStringLiteral("delta_pct"), QStringLiteral("source"), QStringLiteral("verdict")};
@@ -263,6 +273,8 @@ void Output::rowDiff(const backfill::RowDiff &diff)
                               {QStringLiteral("added"), static_cast<qint64>(diff.added)},
                               {QStringLiteral("removed"), static_cast<qint64>(diff.removed)},
                               {QStringLiteral("changed"), static_cast<qint64>(diff.changed)},
+                              {QStringLiteral("old_repeats"), static_cast<qint64>(diff.oldRepeats)},
+                              {QStringLiteral("new_repeats"), static_cast<qint64>(diff.newRepeats)},
                               {QStringLiteral("column_changes"), cols},
                               {QStringLiteral("sample"), sample}});
         return;
@@ -271,6 +283,9 @@ void Output::rowDiff(const backfill::RowDiff &diff)
         QTextStream out(stdout);
         out << "partition " << q(diff.partition) << " of backfill " << diff.backfillId << ": " << diff.added << " added, "
             << diff.removed << " removed, " << diff.changed << " changed\n";
+        if (diff.oldRepeats > 0 || diff.newRepeats > 0)
+            out << "  the key repeats: " << diff.oldRepeats << " row(s) in the target and " << diff.newRepeats
+                << " in the stage share a key with an earlier row; repeated keys are paired in order, not multiplied\n";
         for (const auto &c : diff.columnChanges)
             if (c.count)
                 out << "  " << q(c.column) << ": " << c.count << " changed\n";

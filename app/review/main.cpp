@@ -4,6 +4,9 @@
 //   reprint-review --demo [--dir D] [--scale N]
 //   --review ID [--inspect PARTITION]: open a backfill's review (and the boundary inspector)
 //   --screenshots DIR (with --demo): play the demo story and write a PNG of each screen (tour.h)
+//   --self-check: start, wait for the connection and the calendar's first refresh, print
+//                 what loaded, quit (0 when the calendar holds rows, else 2): CI's proof
+//                 that the README's demo command opens a working window
 //   common: --screenshot FILE (render the loaded window to a PNG and exit), --dark,
 //           --select FROM..TO (select that window in the calendar)
 //
@@ -12,6 +15,7 @@
 #include "calendarscreen.h"
 #include "demolauncher.h"
 #include "mainwindow.h"
+#include "partitioncalendarmodel.h"
 #include "boundaryinspector.h"
 #include "reviewscreen.h"
 #include "rowdiffmodel.h"
@@ -112,8 +116,11 @@ int main(int argc, char **argv)
     const QCommandLineOption tourOption(QStringLiteral("screenshots"),
                                         QStringLiteral("With --demo: play the demo story and write a PNG of each screen to DIR."),
                                         QStringLiteral("DIR"));
+    const QCommandLineOption selfCheckOption(QStringLiteral("self-check"),
+                                             QStringLiteral("Start, wait until the calendar has loaded, print what loaded and quit "
+                                                            "(exit 0 when it holds rows, 2 when not)."));
     parser.addOptions({specOption, dbOption, demoOption, dirOption, scaleOption, screenshotOption, darkOption,
-                       selectOption, reviewOption, inspectOption, tourOption});
+                       selectOption, reviewOption, inspectOption, tourOption, selfCheckOption});
     parser.process(app);
 
     if (parser.isSet(demoOption) && parser.isSet(specOption)) {
@@ -136,7 +143,9 @@ int main(int argc, char **argv)
         printError(QStringLiteral("--screenshots plays the demo story: use it with --demo (and a new --dir)."));
         return 1;
     }
-    const bool headless = !screenshot.isEmpty() || !tourDir.isEmpty() || QGuiApplication::platformName() == QLatin1String("offscreen");
+    const bool selfCheck = parser.isSet(selfCheckOption);
+    const bool headless = !screenshot.isEmpty() || !tourDir.isEmpty() || selfCheck
+                          || QGuiApplication::platformName() == QLatin1String("offscreen");
 
     MainWindow window;
     if (!screenshot.isEmpty() || !tourDir.isEmpty())
@@ -204,12 +213,31 @@ int main(int argc, char **argv)
             printError(QStringLiteral("--select: %1 is not a window of the calendar").arg(parser.value(selectOption)));
     };
     bool connected = false;
-    QObject::connect(calendar, &reprint::views::CalendarScreen::refreshFinished, &window, [&](bool) {
+    QObject::connect(calendar, &reprint::views::CalendarScreen::refreshFinished, &window, [&](bool ok) {
         applySelection();
         if (connected)
             takeScreenshot();
+        if (selfCheck && connected) {
+            const reprint::model::PartitionCalendarModel *cells = calendar->calendarModel();
+            int loaded = 0;
+            long long rows = 0;
+            for (int i = 0; i < cells->partitionCount(); ++i)
+                if (const auto *status = cells->status(i)) {
+                    ++loaded;
+                    rows += status->rows;
+                }
+            const bool good = ok && window.isVisible() && loaded > 0 && rows > 0;
+            QTextStream(stderr) << "reprint-review: self-check " << (good ? "passed" : "FAILED") << ": window "
+                                << (window.isVisible() ? "shown" : "not shown") << " (" << window.width() << "x" << window.height()
+                                << "), model " << calendar->modelName() << ", calendar refreshed " << (ok ? "" : "with an error ")
+                                << "with " << loaded << " of " << cells->partitionCount() << " partitions loaded, "
+                                << rows << " rows" << (ok ? QString() : QStringLiteral(": ") + calendar->errorText()) << "\n";
+            QTimer::singleShot(0, &app, [&app, good] { app.exit(good ? 0 : 2); });
+        }
     });
     QObject::connect(&window, &MainWindow::connectionStateChanged, &window, [&](ConnectionState state) {
+        if (state == ConnectionState::Failed && selfCheck)
+            fail(2, QString(), QObject::tr("self-check FAILED: the warehouse did not answer"));
         if (state == ConnectionState::Failed)
             takeScreenshot();
         if (state == ConnectionState::Connected) {

@@ -5,15 +5,21 @@
 #include "warehouse/iothread.h"
 #include "warehouse/localcluster.h"
 
+#include <QCryptographicHash>
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QSaveFile>
 
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <vector>
 
+#include <cerrno>
+#include <csignal>
+#include <pwd.h>
 #include <unistd.h>
 
 // The resources live in a static library; make sure they are registered in whatever
@@ -224,9 +230,65 @@ Status seed(warehouse::LocalCluster &cluster, SetupConnection &admin, double sca
         if (auto r = db.execute(*loadsText); !r)
             return inStep(r.error(), "recording partition loads");
     }
+    // What a later start reads back: which seed, when, by whom.
+    const std::string comment = "Reprint demo shop; seed scale " + formatScale(scale) + "; seed version " + seedVersion()
+                                + "; seeded " + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")).toStdString()
+                                + " by pid " + std::to_string(::getpid()) + " (" + demoPerson() + ")";
+    auto statement = admin.query("SELECT format('COMMENT ON DATABASE %I IS %L', $1::text, $2::text)", {std::string(kSeedingDatabase), comment});
+    if (statement)
+        statement = admin.execute(statement->last().scalar());
+    if (!statement)
+        return inStep(statement.error(), "recording the seed's version");
     if (auto r = admin.execute(std::string("ALTER DATABASE ") + kSeedingDatabase + " RENAME TO " + kDemoDatabase); !r)
         return inStep(r.error(), "naming the demo database");
     return warehouse::ok();
+}
+
+QString ownerFile(const warehouse::LocalCluster &cluster)
+{
+    return QDir(QString::fromStdString(cluster.dir())).filePath(QStringLiteral("demo-owner"));
+}
+
+struct Owner {
+    pid_t pid = 0;
+    std::string person, since;
+};
+
+Owner readOwner(const warehouse::LocalCluster &cluster)
+{
+    Owner o;
+    QFile f(ownerFile(cluster));
+    if (!f.open(QIODevice::ReadOnly))
+        return o;
+    const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
+    o.pid = lines.value(0).toInt();
+    o.person = lines.value(1).toStdString();
+    o.since = lines.value(2).toStdString();
+    return o;
+}
+
+bool processAlive(pid_t pid)
+{
+    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+}
+
+// "seed version X" out of a seed comment, or "" (a seed older than versions).
+std::string versionIn(const std::string &comment)
+{
+    const std::string key = "seed version ";
+    const std::size_t at = comment.find(key);
+    if (at == std::string::npos)
+        return {};
+    const std::size_t from = at + key.size();
+    return comment.substr(from, comment.find(';', from) - from);
+}
+
+// "on DATE by pid P (PERSON)" out of a seed comment, or "".
+std::string seededIn(const std::string &comment)
+{
+    const std::string key = "seeded ";
+    const std::size_t at = comment.find(key);
+    return at == std::string::npos ? std::string() : comment.substr(at + key.size());
 }
 
 } // namespace
@@ -248,12 +310,31 @@ Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(
     DemoInfo info;
     warehouse::LocalCluster cluster(options.dir);
     const bool existed = cluster.exists();
-    say(std::string(existed ? "starting the demo cluster in " : "creating a PostgreSQL cluster in ") + cluster.dir());
+    const bool running = existed && cluster.isRunning();
+    if (running) {
+        const Owner owner = readOwner(cluster);
+        if (owner.pid != ::getpid() && processAlive(owner.pid) && !options.share)
+            return Error::make(ErrorKind::Usage,
+                               "the demo cluster in " + cluster.dir() + " is in use: process " + std::to_string(owner.pid) + " ("
+                                   + owner.person + ") started it " + owner.since + " and is still running",
+                               "Start a demo of your own with --dir NEW_DIR (e.g. --dir /var/tmp/reprint-demo-mine), or add --share "
+                               "to use this one anyway (your backfills would change its data).");
+        if (processAlive(owner.pid) && owner.pid != ::getpid())
+            say("sharing the demo cluster that process " + std::to_string(owner.pid) + " (" + owner.person + ") started (--share)");
+    }
+    say(std::string(running ? "using the running demo cluster in " : existed ? "starting the demo cluster in " : "creating a PostgreSQL cluster in ")
+        + cluster.dir());
     QElapsedTimer timer;
     timer.start();
     if (auto s = cluster.start(); !s)
         return s.error();
     info.clusterSeconds = static_cast<double>(timer.elapsed()) / 1000.0;
+    if (!running) {
+        const std::string owner = std::to_string(::getpid()) + "\n" + demoPerson() + "\n"
+                                  + QDateTime::currentDateTimeUtc().toString(QStringLiteral("'on' yyyy-MM-dd 'at' HH:mm 'UTC'")).toStdString() + "\n";
+        if (auto s = writeText(ownerFile(cluster), owner); !s)
+            return s.error();
+    }
 
     SetupConnection admin;
     if (auto s = admin.open(cluster.conninfo("postgres")); !s)
@@ -264,6 +345,19 @@ Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(
         return found.error();
 
     bool seeded = false;
+    if (!found->last().rows.empty()) {
+        const std::string comment = found->last().scalar();
+        const std::string version = versionIn(comment);
+        if (version != seedVersion()) {
+            say("the demo database was seeded by " + (version.empty() ? std::string("an older seed") : "seed version " + version)
+                + ", this build's seed is version " + seedVersion() + ": seeding it again");
+            if (auto r = admin.execute(std::string("DROP DATABASE ") + kDemoDatabase + " WITH (FORCE)"); !r)
+                return inStep(r.error(), "removing the outdated demo database");
+            found = admin.query("SELECT 1 WHERE false");
+            if (!found)
+                return found.error();
+        }
+    }
     if (found->last().rows.empty()) {
         say("seeding the demo shop at scale " + formatScale(options.scale));
         timer.restart();
@@ -273,7 +367,8 @@ Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(
         seeded = true;
     } else {
         const std::string comment = found->last().scalar();
-        say("reusing the seeded demo database" + (comment.empty() ? std::string() : " (" + comment + ")"));
+        const std::string seededBy = seededIn(comment);
+        say("reusing the demo in " + cluster.dir() + (seededBy.empty() ? std::string() : ", seeded " + seededBy));
         const std::string asked = "seed scale " + formatScale(options.scale);
         if (!comment.empty() && comment.find(asked) == std::string::npos)
             say("note: --scale applies to a new demo only; remove " + cluster.dir() + " to seed again");
@@ -300,6 +395,29 @@ Status stopDemo(const std::string &dir)
     return warehouse::LocalCluster(dir).stop();
 }
 
+std::string demoPerson()
+{
+    const passwd *pw = ::getpwuid(::geteuid());
+    const std::string account = pw ? pw->pw_name : "uid " + std::to_string(::geteuid());
+    const QString sudo = qEnvironmentVariable("SUDO_USER");
+    if (::geteuid() == 0 && !sudo.isEmpty() && sudo != QLatin1String("root"))
+        return account + " (via sudo from " + sudo.toStdString() + ")";
+    return account;
+}
+
+std::string seedVersion()
+{
+    static const std::string version = [] {
+        QCryptographicHash hash(QCryptographicHash::Sha1);
+        for (const QString &path : {QStringLiteral(":/demo/seed.sql"), QStringLiteral(":/demo/partition_loads.sql")}) {
+            auto text = resourceText(path);
+            hash.addData(QByteArray::fromStdString(text ? *text : std::string()));
+        }
+        return hash.result().toHex().left(12).toStdString();
+    }();
+    return version;
+}
+
 std::string defaultDemoDir(std::string *why)
 {
     QString base = qEnvironmentVariable("XDG_DATA_HOME");
@@ -310,7 +428,14 @@ std::string defaultDemoDir(std::string *why)
         const std::string account = warehouse::LocalCluster::serverAccount(dir);
         const std::string blocked = warehouse::LocalCluster::reachability(dir, account);
         if (!blocked.empty()) {
-            const std::string fallback = "/var/tmp/reprint-demo-" + std::to_string(::geteuid());
+            // One demo per person: under sudo, the person who asked, not root.
+            const QString sudo = qEnvironmentVariable("SUDO_USER");
+            const passwd *pw = ::getpwuid(::geteuid());
+            std::string person = !sudo.isEmpty() ? sudo.toStdString() : pw ? std::string(pw->pw_name) : std::to_string(::geteuid());
+            for (char &ch : person)
+                if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.')
+                    ch = '_';
+            const std::string fallback = "/var/tmp/reprint-demo-" + person;
             if (why)
                 *why = "running as root; " + blocked.substr(0, blocked.find(". ")) + "; using " + fallback + " instead (pass --dir to choose)";
             dir = fallback;

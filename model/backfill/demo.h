@@ -16,6 +16,9 @@ namespace reprint::backfill {
 struct DemoOptions {
     std::string dir;     // cluster and spec live here; created if missing
     double scale = 1.0;  // multiplies the number of orders (1.0: at least 2 million order lines)
+    // A cluster that another live process started (its pid in DIR/demo-owner) is refused
+    // (Usage error naming that process and the --dir hint) unless this is set.
+    bool share = false;
 };
 
 struct DemoInfo {
@@ -27,7 +30,11 @@ struct DemoInfo {
 };
 
 // Starts (or reuses) the demo cluster in options.dir, seeds it when the demo database
-// does not exist yet, applies Reprint's migrations, and writes the spec and SQL files.
+// does not exist yet or was seeded by another version of the seed (kSeedVersion: a hash
+// of the seed's SQL, recorded in the database's comment with when, by which pid and
+// which person), applies Reprint's migrations, and writes the spec and SQL files. The
+// process that starts the server records itself in DIR/demo-owner; a reuse says whose
+// seed it reuses.
 // `progress` receives one-line messages ("seeding raw.orders ...") as it goes.
 warehouse::Result<DemoInfo> startDemo(const DemoOptions &options,
                                       const std::function<void(const std::string &)> &progress = {});
@@ -36,8 +43,13 @@ warehouse::Status stopDemo(const std::string &dir);
 
 // Where the demo lives unless told otherwise: $XDG_DATA_HOME/reprint/demo (or
 // ~/.local/share/reprint/demo). As root, when the server's unprivileged account cannot
-// reach that directory, /var/tmp/reprint-demo-<uid> instead, and `why` says so.
+// reach that directory, /var/tmp/reprint-demo-<person> instead (the person: $SUDO_USER
+// under sudo, else the account's name), and `why` says so: one demo per person.
 std::string defaultDemoDir(std::string *why = nullptr);
+// Who runs this process, in words: the account's name, or "root (via sudo from NAME)".
+std::string demoPerson();
+// The seed's version: the first 12 hex digits of a SHA-1 over the seed's SQL files.
+std::string seedVersion();
 
 // The name of the seeded database inside the demo cluster.
 inline constexpr const char *kDemoDatabase = "demo";

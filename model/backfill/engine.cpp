@@ -19,6 +19,9 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <unistd.h>
 
 namespace reprint::backfill {
@@ -58,6 +61,23 @@ std::string holderName()
     if (::gethostname(host, sizeof host - 1) != 0)
         host[0] = '\0';
     return std::string(host[0] ? host : "localhost") + ":" + std::to_string(::getpid());
+}
+
+// True when `holder` (holderName() of some process) is a process of this host that no
+// longer runs: its claim is held by nobody, whatever its lease says.
+bool holderGone(const std::string &holder)
+{
+    const std::size_t colon = holder.rfind(':');
+    if (colon == std::string::npos)
+        return false;
+    const std::string self = holderName();
+    if (holder.compare(0, colon, self, 0, self.rfind(':')) != 0 || self.rfind(':') != colon)
+        return false;
+    char *end = nullptr;
+    const long pid = std::strtol(holder.c_str() + colon + 1, &end, 10);
+    if (pid <= 0 || *end != '\0')
+        return false;
+    return !(::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
 }
 
 Error conflict(std::string message, std::string hint)
@@ -277,7 +297,8 @@ Result<Window> windowOf(const Model &model, const std::string &from, const std::
 
 std::string stageTableName(long long id, const Model &model)
 {
-    std::string name = "b" + std::to_string(id) + "_" + model.name;
+    std::string name = "b";
+    name += std::to_string(id) + "_" + model.name;
     return name.substr(0, 63);
 }
 
@@ -293,7 +314,7 @@ Task<Result<std::string>> claimWindow(warehouse::Connection &c, long long id, co
         "UPDATE reprint.backfills b SET status = 'failed', updated_at = now(), "
         "error = 'claim lease expired (holder ' || g.holder || '); taken over by backfill ' || $4 "
         "FROM gone g WHERE b.id = g.backfill_id AND b.status IN ('planned', 'staging') "
-        "RETURNING b.id::text, g.holder, g.operator, g.lease_expires::text",
+        "RETURNING b.id::text, g.holder, g.operator, " + utcTimeText("g.lease_expires"),
         args(model.name, from.startText(), to.endText(), std::to_string(id)), oids(0, kTimestamptzOid, kTimestamptzOid));
     if (!expired)
         co_return expired.error();
@@ -319,7 +340,7 @@ Task<Result<std::string>> claimWindow(warehouse::Connection &c, long long id, co
         co_return undo.error();
     auto holder = co_await c.query(
         "SELECT b.id::text, b.operator, b.status, b.kind, c.holder, lower(c.span)::text, upper(c.span)::text, "
-        "b.from_partition, b.to_partition, c.lease_expires::text "
+        "b.from_partition, b.to_partition, " + utcTimeText("c.lease_expires") + " "
         "FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
         "WHERE c.model = $1 AND c.span && tstzrange($2, $3) ORDER BY b.id LIMIT 1",
         args(model.name, from.startText(), to.endText()), oids(0, kTimestamptzOid, kTimestamptzOid));
@@ -341,6 +362,40 @@ Task<Result<std::string>> claimWindow(warehouse::Connection &c, long long id, co
 }
 
 } // namespace
+
+std::string completeCommands(const std::string &text, const std::string &specPath)
+{
+    if (specPath.empty())
+        return text;
+    std::string path = specPath;
+    if (path.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@") != std::string::npos) {
+        path = "'";
+        for (char ch : specPath)
+            path += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+        path += "'";
+    }
+    static const std::set<std::string> verbs = {"init", "status", "run", "backfill", "diff", "publish", "cancel",
+                                                "abandon", "undo", "report", "history"};
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::size_t open = text.find('`', pos);
+        if (open == std::string::npos)
+            break;
+        const std::size_t close = text.find('`', open + 1);
+        if (close == std::string::npos)
+            break;
+        std::string command = text.substr(open + 1, close - open - 1);
+        if (command.rfind("reprint ", 0) == 0 && command.find(" --spec ") == std::string::npos) {
+            const std::size_t verbEnd = std::min(command.find(' ', 8), command.size());
+            if (verbs.count(command.substr(8, verbEnd - 8)))
+                command.insert(verbEnd, " --spec " + path);
+        }
+        out += text.substr(pos, open - pos) + "`" + command + "`";
+        pos = close + 1;
+    }
+    return out + text.substr(std::min(pos, text.size()));
+}
 
 const char *toString(PartitionProgress::State state)
 {
@@ -449,9 +504,49 @@ Task<Result<int>> Engine::init()
     co_return outcome->toVersion;
 }
 
+Task<Result<std::pair<std::string, std::string>>> Engine::latestPartitions(std::string modelName, int count,
+                                                                          CancelTokenPtr cancel)
+{
+    auto m = model(modelName);
+    if (!m)
+        co_return m.error();
+    auto s = co_await open(*m, std::move(cancel));
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    const ModelSql &sql = (*s)->sql;
+    // A date or timestamp column means a wall time in the model's zone.
+    auto newest = co_await c.query("SELECT set_config('TimeZone', $1, false), (SELECT extract(epoch FROM max(" + sql.column
+                                       + ")::timestamptz)::bigint::text FROM " + sql.target + ")",
+                                   args((*m)->timezone));
+    if (!newest)
+        co_return newest.error();
+    const Value &last = newest->last().rows.front()[1];
+    if (!last)
+        co_return Error::make(ErrorKind::Data, sql.target + " holds no rows, so there is no latest partition of " + modelName + " to show",
+                              "Name a window: --from P --to P.");
+    const PartitionScheme scheme = (*m)->scheme();
+    Partition first = scheme.containing(QDateTime::fromSecsSinceEpoch(std::stoll(*last), scheme.timezone()));
+    const std::string to = first.name;
+    for (int i = 1; i < count; ++i)
+        first = scheme.previous(first);
+    co_return std::pair{first.name, to};
+}
+
 Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::string from, std::string to,
                                                     CancelTokenPtr cancel)
 {
+    if (from.empty() != to.empty())
+        co_return usage("status needs both --from and --to, or neither (then the latest " + std::to_string(kLatestPartitions)
+                            + " partitions that hold data)",
+                        "Give both, e.g. --from 2026-03-01 --to 2026-03-31.");
+    if (from.empty()) {
+        auto latest = co_await latestPartitions(modelName, kLatestPartitions, cancel);
+        if (!latest)
+            co_return latest.error();
+        from = latest->first;
+        to = latest->second;
+    }
     auto s = co_await openWindow(modelName, from, to, cancel);
     if (!s)
         co_return s.error();
@@ -599,6 +694,15 @@ void report(StageRun &run, const PartitionProgress &p)
     run.progress(e);
 }
 
+// "(a, b)" or "a": a model's key as the spec names it.
+std::string joinKey(const std::vector<std::string> &key)
+{
+    std::string out;
+    for (const std::string &k : key)
+        out += (out.empty() ? "" : ", ") + k;
+    return key.size() == 1 ? out : "(" + out + ")";
+}
+
 // Builds one partition into the stage: the one code path of the scheduled run and the
 // backfill. Replaces whatever the stage held for the partition, in one transaction,
 // and refuses rows whose partition column falls outside [start, end) (leak guard).
@@ -630,6 +734,14 @@ Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Parti
             const auto &set = r->last();
             rows = std::stoll(set.at(0, "rows").value_or("0"));
             const long long leaked = std::stoll(set.at(0, "leaked").value_or("0"));
+            const long long repeated = std::stoll(set.at(0, "repeated_keys").value_or("0"));
+            if (repeated > 0 && leaked == 0)
+                failure = Error::make(ErrorKind::Spec,
+                                      "the transform produced " + std::to_string(repeated) + " key(s) more than once in partition "
+                                          + p.name + ", e.g. key " + joinKey(run.model->key) + " = "
+                                          + set.at(0, "repeated_example").value_or("?") + "; a key must name one row",
+                                      "Fix the transform (" + run.model->transformFile + ") so that it emits one row per key, "
+                                          "or correct `key:` in the spec; nothing was staged for this partition.");
             if (leaked > 0)
                 failure = Error::make(ErrorKind::Spec,
                                       "the transform produced " + std::to_string(leaked) + " row(s) outside ["
@@ -706,6 +818,7 @@ Task<void> stageWorker(std::shared_ptr<StageRun> run)
 // `cancel`, as Ctrl-C would. stop() ends it at once (closing the connection wakes the wait).
 struct Heartbeat {
     bool stopped = false;
+    bool lost = false;  // the claim row was gone at a beat: another backfill took the window
     ConnectionPtr conn;
     void stop()
     {
@@ -742,7 +855,13 @@ Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std:
         auto r = co_await (*conn)->query("UPDATE reprint.claims SET heartbeat_at = now(), "
                                          "lease_expires = now() + make_interval(secs => $2) WHERE backfill_id = $1",
                                          args(self, std::to_string(opt.leaseSeconds)));
-        (void)r;
+        if (r && r->last().affectedRows == 0) {
+            // Our lease lapsed (this process was not heard from) and the claim was taken
+            // over: stop staging, as a cancel would; stageMember says why.
+            hb->lost = true;
+            std::thread([cancel] { cancel->cancel(); }).detach();
+            break;
+        }
         next = Clock::now() + std::chrono::seconds(opt.heartbeatSeconds);
     }
     (*conn)->close();
@@ -843,7 +962,9 @@ Result<RowDiff> rowDiffFrom(const ModelSql &sql, long long id, const std::string
     d.removed = std::stoll(row[1].value_or("0"));
     d.changed = std::stoll(row[2].value_or("0"));
     d.sampleJson = row[3].value_or("[]");
-    std::size_t i = 4;
+    d.oldRepeats = std::stoll(row[4].value_or("0"));
+    d.newRepeats = std::stoll(row[5].value_or("0"));
+    std::size_t i = 6;
     for (const std::string &c : sql.columns) {
         if (std::find(sql.model->key.begin(), sql.model->key.end(), c) != sql.model->key.end())
             continue;
@@ -871,11 +992,13 @@ Task<Result<RowDiff>> computeRowDiff(warehouse::Connection &c, const ModelSql &s
         co_return d.error();
     auto stored = co_await c.query(
         "INSERT INTO reprint.row_diffs (backfill_id, partition_start, partition, added, removed, changed, "
-        "column_changes, sample) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb) "
+        "column_changes, sample, old_repeats, new_repeats) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10) "
         "ON CONFLICT (backfill_id, partition_start) DO UPDATE SET added = excluded.added, removed = excluded.removed, "
-        "changed = excluded.changed, column_changes = excluded.column_changes, sample = excluded.sample",
+        "changed = excluded.changed, column_changes = excluded.column_changes, sample = excluded.sample, "
+        "old_repeats = excluded.old_repeats, new_repeats = excluded.new_repeats",
         args(std::to_string(id), p.startText(), p.name, std::to_string(d->added), std::to_string(d->removed),
-         std::to_string(d->changed), columnChangesJson(*d), d->sampleJson),
+         std::to_string(d->changed), columnChangesJson(*d), d->sampleJson, std::to_string(d->oldRepeats),
+         std::to_string(d->newRepeats)),
         oids(0, kTimestamptzOid));
     if (!stored)
         co_return stored.error();
@@ -1351,16 +1474,23 @@ Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const
     rec.id = id;
     rec.stage = quoteRelation("reprint_staging", b->stageTable);
     if (b->status != "staged") {
+        // A claim whose holder is gone (this host, its pid no longer runs) is free at once.
+        auto held = co_await c.query("SELECT holder FROM reprint.claims WHERE backfill_id = $1", args(ids));
+        if (!held) {
+            co_await rollback(c);
+            co_return held.error();
+        }
+        const std::string gone = !held->last().rows.empty() && holderGone(*held->last().rows[0][0]) ? *held->last().rows[0][0] : "";
         auto renewed = co_await c.query("UPDATE reprint.claims SET holder = $2, heartbeat_at = now(), "
                                         "lease_expires = now() + make_interval(secs => $3) "
-                                        "WHERE backfill_id = $1 AND (lease_expires < now() OR holder = $2) RETURNING 1",
-                                        args(ids, opt.holder, std::to_string(opt.leaseSeconds)));
+                                        "WHERE backfill_id = $1 AND (lease_expires < now() OR holder = $2 OR holder = $4) RETURNING 1",
+                                        args(ids, opt.holder, std::to_string(opt.leaseSeconds), gone));
         if (!renewed) {
             co_await rollback(c);
             co_return renewed.error();
         }
         if (renewed->last().rows.empty()) {
-            auto live = co_await c.query("SELECT holder, lease_expires::text FROM reprint.claims WHERE backfill_id = $1", args(ids));
+            auto live = co_await c.query("SELECT holder, " + utcTimeText("lease_expires") + " FROM reprint.claims WHERE backfill_id = $1", args(ids));
             if (!live) {
                 co_await rollback(c);
                 co_return live.error();
@@ -1401,14 +1531,23 @@ Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const
 
 // Marks a backfill failed (staging did not complete) and lets its lease lapse so that a
 // resume or another backfill can take the window.
-Task<void> markFailed(warehouse::Connection &c, long long id, const std::string &error)
+Task<void> markFailed(warehouse::Connection &conn, long long id, const std::string &error, const std::string &conninfo)
 {
+    // After a lost connection (a server restart), on a new one: the stored state must agree
+    // with the message the user reads.
+    ConnectionPtr fresh;
+    if (!conn.isOpen() && !conninfo.empty())
+        if (auto again = co_await connectTo(conninfo, nullptr, {}))
+            fresh = *again;
+    warehouse::Connection &c = fresh ? *fresh : conn;
     auto r = co_await c.query("UPDATE reprint.backfills SET status = 'failed', error = $2, updated_at = now() "
                               "WHERE id = $1 AND status IN ('planned', 'staging')",
                               args(std::to_string(id), error));
     if (r)
         r = co_await c.query("UPDATE reprint.claims SET lease_expires = now() WHERE backfill_id = $1", args(std::to_string(id)));
     (void)r;
+    if (fresh)
+        fresh->close();
 }
 
 std::vector<std::string> staleDownstreamOf(const Spec &spec, const Window &w)
@@ -1501,6 +1640,19 @@ std::vector<std::pair<const Model *, Window>> cascadeOf(const Spec &spec, const 
     return out;
 }
 
+// The error of a backfill whose claim was taken over while it ran (its lease lapsed: the
+// process was stopped, suspended or cut off longer than the lease), naming the taker.
+Task<Error> claimLost(warehouse::Connection &c, long long id)
+{
+    const std::string ids = std::to_string(id);
+    auto why = co_await c.query("SELECT coalesce(error, '') FROM reprint.backfills WHERE id = $1", args(ids));
+    const std::string taken = why && !why->last().rows.empty() ? why->last().scalar() : std::string();
+    co_return conflict("backfill " + ids + " lost its claim on the window: its lease lapsed while this process was not heard from"
+                           + (taken.empty() ? std::string() : " (" + taken + ")") + "; it stopped, and nothing of it will be published",
+                       "`reprint history` shows who holds the window now; review or abandon that backfill, or start a new one "
+                       "once it is gone.");
+}
+
 // Stages the queued partitions of `member` over `parallel` connections, keeping its
 // claim's lease alive meanwhile. On a cancel or a failure the backfill is marked failed
 // (resumable) and the error says what to do.
@@ -1533,13 +1685,15 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
     co_await joinAll(hbGroup);
 
     const std::string id = std::to_string(member.rec.id);
+    if (hb->lost)
+        co_return co_await claimLost(c, member.rec.id);
     if (cancel->isCancelled()) {
         // Read back what was staged: a cancel may have arrived after a partition finished.
         auto staged = co_await c.query("SELECT count(*) FILTER (WHERE state = 'staged'), count(*) "
                                        "FROM reprint.backfill_partitions WHERE backfill_id = $1",
                                        args(id));
         const std::string counts = staged ? *staged->last().rows[0][0] + " of " + *staged->last().rows[0][1] : "some";
-        co_await markFailed(c, member.rec.id, "cancelled after " + counts + " partitions were staged");
+        co_await markFailed(c, member.rec.id, "cancelled after " + counts + " partitions were staged", conninfo);
         co_return Error::make(ErrorKind::Cancelled,
                               "backfill " + id + " was cancelled after " + counts + " partitions were staged; nothing was published",
                               "Its staged partitions are kept: finish it with `reprint backfill --resume " + id
@@ -1548,7 +1702,7 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
     if (run->firstFailure) {
         Error e = *run->firstFailure;
         const std::string where = run->firstFailurePartition.empty() ? "" : "partition " + run->firstFailurePartition + ": ";
-        co_await markFailed(c, member.rec.id, where + e.toSentence());
+        co_await markFailed(c, member.rec.id, where + e.toSentence(), conninfo);
         e.message = "backfill " + id + " (" + member.model->name + ") failed: " + where + e.message;
         e.hint += std::string(e.hint.empty() ? "" : " ") + "Once fixed, `reprint backfill --resume " + id
                   + " --retry-failed` re-stages only the failed partitions.";
@@ -1601,6 +1755,15 @@ Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member
         }
     const std::string id = std::to_string(member.rec.id);
     auto r = co_await c.execute("BEGIN");
+    // Still ours? A lapsed lease may have been taken over while this process was stopped.
+    if (r)
+        r = co_await c.query("SELECT 1 FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
+                             "WHERE c.backfill_id = $1 AND b.status = 'staging' FOR UPDATE",
+                             args(id));
+    if (r && r->last().rows.empty()) {
+        co_await rollback(c);
+        co_return co_await claimLost(c, member.rec.id);
+    }
     if (r)
         r = co_await c.query("DELETE FROM reprint.partition_totals WHERE backfill_id = $1", args(id));
     if (r)
@@ -1832,7 +1995,7 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
         if (!staged) {
             for (Member &other : members)
                 if (other.rec.id != mem.rec.id)
-                    co_await markFailed(c, other.rec.id, "a model of its cascade failed to stage: " + mem.model->name);
+                    co_await markFailed(c, other.rec.id, "a model of its cascade failed to stage: " + mem.model->name, m_conninfo);
             co_return staged.error();
         }
     }
@@ -1842,8 +2005,19 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
     for (Member &mem : members) {
         emit("validating", mem.rec.id, "validating " + windowText(mem.window.first(), mem.window.last()) + " of " + mem.model->name);
         auto v = co_await validateMember(c, mem, m_options, m_conninfo, cancel);
-        if (!v)
-            co_return v.error();
+        if (!v) {
+            // Never a zombie `staging`: the failure is stored and the claim let go at once.
+            Error e = v.error();
+            if (e.kind != ErrorKind::Conflict) {
+                for (Member &other : members)
+                    co_await markFailed(c, other.rec.id, "validation of " + mem.model->name + " failed: " + e.toSentence(), m_conninfo);
+                e.message = "backfill " + std::to_string(outcome.id) + " (" + mem.model->name + ") could not be validated: " + e.message;
+                e.hint += std::string(e.hint.empty() ? "" : " ") + "Its staged partitions are kept: once fixed, `reprint backfill --resume "
+                          + std::to_string(outcome.id) + "` validates again; `reprint abandon " + std::to_string(outcome.id)
+                          + "` frees the window.";
+            }
+            co_return e;
+        }
         if (!v->passed) {
             passed = false;
             message += (message.empty() ? "" : " ") + (members.size() > 1 ? mem.model->name + ": " : std::string()) + v->message;
@@ -1891,7 +2065,7 @@ Task<Result<RunOutcome>> Engine::run(std::string modelName, std::string partitio
     const auto t0 = std::chrono::steady_clock::now();
     auto staged = co_await stagePartition(c, run, w->first(), true);
     if (!staged) {
-        co_await markFailed(c, rec->id, "partition " + partition + ": " + staged.error().toSentence());
+        co_await markFailed(c, rec->id, "partition " + partition + ": " + staged.error().toSentence(), m_conninfo);
         auto drop = co_await c.query("DROP TABLE IF EXISTS " + rec->stage);
         (void)drop;
         auto released = co_await c.query("DELETE FROM reprint.claims WHERE backfill_id = $1", args(std::to_string(rec->id)));
@@ -1923,7 +2097,7 @@ Task<Result<RunOutcome>> Engine::run(std::string modelName, std::string partitio
     if (!published || !r) {
         const Error e = !published ? published.error() : r.error();
         co_await rollback(c);
-        co_await markFailed(c, rec->id, e.toSentence());
+        co_await markFailed(c, rec->id, e.toSentence(), m_conninfo);
         co_return e;
     }
     RunOutcome out;
@@ -1976,6 +2150,16 @@ Task<Result<Review>> Engine::review(long long id)
         parseVerdict(*row[8], &mt.verdict);
         rv.partitions.back().measures.push_back(std::move(mt));
     }
+    if (m && !m->measures.empty()) {
+        std::vector<Value> names(m->measures.begin(), m->measures.end());
+        auto floats = co_await c.query("SELECT a.attname::text FROM pg_attribute a WHERE a.attrelid = to_regclass($1) "
+                                       "AND a.attname = ANY($2::text[]) AND a.atttypid IN ('float4'::regtype, 'float8'::regtype) "
+                                       "ORDER BY a.attnum",
+                                       args(quoteRelation(m->target.schema, m->target.table), arrayLiteral(names)));
+        if (floats)
+            for (const auto &row : floats->last().rows)
+                rv.floatMeasures.push_back(*row[0]);
+    }
     if (m) {
         const auto order = m->allMeasures();
         for (auto &p : rv.partitions)
@@ -2011,7 +2195,8 @@ Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
     if (!s)
         co_return s.error();
     auto &c = *(*s)->conn;
-    auto stored = co_await c.query("SELECT added::text, removed::text, changed::text, sample::text, column_changes::text "
+    auto stored = co_await c.query("SELECT added::text, removed::text, changed::text, sample::text, column_changes::text, "
+                                   "old_repeats::text, new_repeats::text "
                                    "FROM reprint.row_diffs WHERE backfill_id = $1 AND partition_start = $2",
                                    args(std::to_string(id), p->startText()), oids(0, kTimestamptzOid));
     if (!stored)
@@ -2025,6 +2210,8 @@ Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
         d.removed = std::stoll(*row[1]);
         d.changed = std::stoll(*row[2]);
         d.sampleJson = *row[3];
+        d.oldRepeats = std::stoll(*row[5]);
+        d.newRepeats = std::stoll(*row[6]);
         const QJsonObject counts = QJsonDocument::fromJson(QByteArray::fromStdString(*row[4])).object();
         for (const std::string &col : (*s)->sql.columns)
             if (counts.contains(QString::fromStdString(col)))
@@ -2039,6 +2226,21 @@ Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
 }
 
 namespace {
+
+// Inside the publish transaction: waits (lock_timeout) until no other transaction writes
+// the target and keeps it so until COMMIT: SHARE ROW EXCLUSIVE, which readers' ACCESS
+// SHARE does not conflict with. On a partitioned target it covers every partition.
+Task<Status> fenceWriters(warehouse::Connection &c, const ModelSql &sql, const std::string &id, int timeoutMs)
+{
+    auto r = co_await c.execute("LOCK TABLE " + sql.target + " IN SHARE ROW EXCLUSIVE MODE");
+    if (r)
+        co_return warehouse::ok();
+    if (!isLockTimeout(r.error()))
+        co_return r.error();
+    co_return conflict("could not lock " + sql.target + " against writers within " + std::to_string(timeoutMs)
+                           + " ms: another session kept writing it; nothing of backfill " + id + " was published",
+                       "Publish again once that write has committed: `reprint publish " + id + " --approve NOTE`.");
+}
 
 // Inside the publish transaction: checks that backfill `id` may be published exactly as
 // validated (status, validation or override, four eyes, claim, transform hash, target
@@ -2081,7 +2283,12 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     if (!described)
         co_return described.error();
     const ModelSql &sql = *described;
-    // The drift guard: what is published must be exactly what was validated.
+    // The drift guard: what is published must be exactly what was validated. Writers of the
+    // target are fenced off first (readers are not), so that a write committing while
+    // publish waits is read by the guard below, never overwritten by the replace.
+    auto fenced = co_await fenceWriters(c, sql, id, options.lockTimeoutMs);
+    if (!fenced)
+        co_return fenced.error();
     if (sql.transformHash != b.transformHash)
         co_return drift("the transform of " + m.name + " changed since backfill " + id + " was validated",
                            "Run the backfill again so that the review matches the code that runs.");
@@ -2234,8 +2441,7 @@ Task<Result<std::string>> Engine::requestCancel(long long id)
                            b->status == "staged" ? "To drop what it staged, abandon it (`reprint abandon " + ids + "`)."
                                                  : std::string());
     }
-    auto claim = co_await c.query("SELECT holder, lease_expires < now(), to_char(lease_expires AT TIME ZONE 'UTC', "
-                                  "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM reprint.claims WHERE backfill_id = $1",
+    auto claim = co_await c.query("SELECT holder, lease_expires < now(), " + utcTimeText("lease_expires") + " FROM reprint.claims WHERE backfill_id = $1",
                                   args(ids));
     if (!claim) {
         co_await rollback(c);
@@ -2291,12 +2497,12 @@ Task<Status> Engine::abandon(long long id)
             co_return co_await fail(conflict("backfill " + ids + " is " + b->status + "; only unpublished backfills can be abandoned", hint));
         }
         if (b->status == "staging" || b->status == "planned") {
-            auto live = co_await c.query("SELECT holder, lease_expires::text FROM reprint.claims WHERE backfill_id = $1 "
+            auto live = co_await c.query("SELECT holder, " + utcTimeText("lease_expires") + " FROM reprint.claims WHERE backfill_id = $1 "
                                          "AND lease_expires >= now()",
                                          args(ids));
             if (!live)
                 co_return co_await fail(live.error());
-            if (!live->last().rows.empty())
+            if (!live->last().rows.empty() && !holderGone(*live->last().rows[0][0]))
                 co_return co_await fail(conflict("backfill " + ids + " is still staging in " + *live->last().rows[0][0],
                                                  "Cancel it there, or wait until its lease expires at " + *live->last().rows[0][1] + "."));
         }
@@ -2316,6 +2522,31 @@ Task<Status> Engine::abandon(long long id)
         co_return co_await fail(r.error());
     co_return warehouse::ok();
 }
+
+namespace {
+
+// Why `undo` refuses a backfill that is not a published backfill: what it is, and what to do.
+Error notUndoable(const BackfillRow &b)
+{
+    const std::string id = std::to_string(b.id);
+    if (b.kind == "run")
+        return conflict(id + " is a scheduled run of " + b.model + " " + b.from + " (" + b.status
+                            + "), not a backfill: a run archives nothing, so there is nothing to restore",
+                        "To rebuild that partition, backfill it: `reprint backfill --model " + b.model + " --from " + b.from
+                            + " --to " + b.to + "`.");
+    if (b.status == "staged")
+        return conflict("backfill " + id + " is staged, not published: it has not changed the target, so there is nothing to undo",
+                        "Publish it (`reprint publish " + id + " --approve NOTE`) or drop it with `reprint abandon " + id + "`.");
+    if (b.status == "staging" || b.status == "planned")
+        return conflict("backfill " + id + " is still " + b.status + ", not published: there is nothing to undo",
+                        "Cancel it (`reprint cancel " + id + "`), or let it finish and review it.");
+    if (b.status == "failed")
+        return conflict("backfill " + id + " failed before it was published: the target is unchanged, so there is nothing to undo",
+                        "Resume it (`reprint backfill --resume " + id + "`) or abandon it (`reprint abandon " + id + "`).");
+    return conflict("backfill " + id + " is " + b.status + ", never published: there is nothing to undo", "");
+}
+
+} // namespace
 
 Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
 {
@@ -2356,7 +2587,7 @@ Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
     if (b->status == "undone")
         co_return co_await fail(conflict("backfill " + id + " is already undone; nothing was changed", ""));
     if (b->status != "published" || b->kind != "backfill")
-        co_return co_await fail(conflict("backfill " + id + " is " + b->status + ": only a published backfill can be undone", ""));
+        co_return co_await fail(notUndoable(*b));
     if (b->archiveTable.empty())
         co_return co_await fail(conflict("the archive of backfill " + id + " was pruned; it can no longer be undone",
                                          "Run a backfill of the window instead."));

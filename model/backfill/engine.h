@@ -204,8 +204,14 @@ public:
     Task<Result<int>> init();   // returns the schema version now in place
     // Arguments are taken by value: the coroutines are lazy and may start after the
     // caller's temporaries are gone.
+    // `from` and `to` both empty: the kLatestPartitions partitions that end with the newest
+    // one holding rows (the rows say which window that was). A Data error if the target
+    // holds no rows.
+    static constexpr int kLatestPartitions = 31;
     Task<Result<std::vector<StatusRow>>> status(std::string model, std::string from, std::string to,
                                                 CancelTokenPtr cancel = {});
+    // The names of the `count` partitions ending with the newest one that holds rows.
+    Task<Result<std::pair<std::string, std::string>>> latestPartitions(std::string model, int count, CancelTokenPtr cancel = {});
     Task<Result<RunOutcome>> run(std::string model, std::string partition, CancelTokenPtr cancel = {});
     Task<Result<BackfillOutcome>> backfill(BackfillRequest request, ProgressFn progress = {},
                                            CancelTokenPtr cancel = {});
@@ -244,5 +250,12 @@ private:
     std::string m_conninfo;
     EngineOptions m_options;
 };
+
+// Makes every `reprint VERB ...` command quoted in `text` (between backticks) runnable as
+// printed: inserts `--spec PATH` after the verb when the command lacks one (the engine's
+// hints name the backfill, the edge that knows how the spec was named completes them).
+// The path is shell-quoted when it needs to be; commands that take no spec (demo) are
+// left alone.
+std::string completeCommands(const std::string &text, const std::string &specPath);
 
 } // namespace reprint::backfill

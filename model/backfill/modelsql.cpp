@@ -99,8 +99,12 @@ std::string ModelSql::totals(const std::string &relation) const
 {
     std::string sql = "SELECT extract(epoch FROM date_trunc($3, t." + column + "::timestamptz, $4))::bigint AS p, "
                       "count(*)::text AS rows";
-    for (const std::string &m : model->measures)
-        sql += ", sum(t." + quoteIdentifier(m) + ")::text";
+    // A float sum depends on the order rows are read in (1e16 + 1 - 1e16): floats are
+    // summed as numeric, exactly, so that old and new totals never differ by row order.
+    for (const std::string &m : model->measures) {
+        const bool isFloat = std::find(floatMeasures.begin(), floatMeasures.end(), m) != floatMeasures.end();
+        sql += ", sum(t." + quoteIdentifier(m) + (isFloat ? "::numeric" : "") + ")::text";
+    }
     sql += " FROM " + relation + " AS t WHERE " + inWindow("t") + " GROUP BY 1";
     return sql;
 }
@@ -136,48 +140,68 @@ std::string ModelSql::upperValue(const Partition &p) const
 
 std::string ModelSql::stageInsert(const std::string &stage) const
 {
-    return "WITH ins AS (INSERT INTO " + stage + " (" + columnList + ") SELECT " + columnList + " FROM (\n"
-           + transform + "\n) AS t RETURNING " + column + " AS c)\n"
+    // The key of every inserted row comes back too, so that a key the new rows repeat is
+    // found in the same statement (no second pass over the stage).
+    std::vector<std::string> keys;
+    for (const std::string &k : model->key)
+        keys.push_back(quoteIdentifier(k));
+    const std::string keyRow = keys.empty() ? std::string("NULL") : "row(" + join(keys, ", ") + ")::text";
+    return "WITH reprint_ins AS (INSERT INTO " + stage + " (" + columnList + ") SELECT " + columnList + " FROM (\n"
+           + transform + "\n) AS t RETURNING " + column + " AS reprint_c, " + keyRow + " AS reprint_key),\n"
+           "reprint_dup AS (SELECT i.reprint_key, count(*) AS n FROM reprint_ins AS i WHERE i.reprint_key IS NOT NULL "
+           "GROUP BY i.reprint_key HAVING count(*) > 1)\n"
            "SELECT count(*) AS rows, "
-           "count(*) FILTER (WHERE c IS NULL OR NOT (c >= $1 AND c < $2)) AS leaked, "
-           "min(coalesce(c::text, 'NULL')) FILTER (WHERE c IS NULL OR NOT (c >= $1 AND c < $2)) AS example FROM ins";
+           "count(*) FILTER (WHERE i.reprint_c IS NULL OR NOT (i.reprint_c >= $1 AND i.reprint_c < $2)) AS leaked, "
+           "min(coalesce(i.reprint_c::text, 'NULL')) FILTER (WHERE i.reprint_c IS NULL OR NOT (i.reprint_c >= $1 AND i.reprint_c < $2)) "
+           "AS example, (SELECT count(*) FROM reprint_dup) AS repeated_keys, "
+           "(SELECT d.reprint_key || ' (' || d.n || ' times)' FROM reprint_dup AS d ORDER BY d.n DESC, d.reprint_key LIMIT 1) "
+           "AS repeated_example FROM reprint_ins AS i";
 }
 
 std::string ModelSql::rowDiff(const std::string &stage) const
 {
-    std::vector<std::string> keyMatch, keyJson, diffs, diffCounts;
+    // Every alias is reprint_-prefixed and every column qualified, so that no column of the
+    // user's (`n`, `o`, `key`, ...) can shadow them. Rows that repeat a key on one side are
+    // paired in order (reprint_dup), never fanned out, and counted on each side.
+    std::vector<std::string> keyMatch, keyJson, keyList, diffs;
     for (const std::string &k : model->key) {
         const std::string q = quoteIdentifier(k);
-        keyMatch.push_back("o." + q + " = n." + q);
-        keyJson.push_back("'" + k + "', coalesce(o." + q + ", n." + q + ")");
+        keyMatch.push_back("reprint_o." + q + " = reprint_n." + q);
+        keyJson.push_back(quoteLiteral(k) + ", coalesce(reprint_o." + q + ", reprint_n." + q + ")");
+        keyList.push_back("t." + q);
     }
     for (const std::string &c : columns) {
         if (std::find(model->key.begin(), model->key.end(), c) != model->key.end())
             continue;
         const std::string q = quoteIdentifier(c);
-        diffs.push_back("(o." + q + " IS DISTINCT FROM n." + q + ")");
+        diffs.push_back("(reprint_o." + q + " IS DISTINCT FROM reprint_n." + q + ")");
     }
     const std::string anyDiff = diffs.empty() ? "false" : join(diffs, " OR ");
-    std::string sql = "WITH o AS (SELECT t.*, true AS reprint_present FROM " + target + " AS t WHERE " + inWindow("t") + "),\n"
-                      " n AS (SELECT s.*, true AS reprint_present FROM " + stage + " AS s WHERE " + inWindow("s") + "),\n"
-                      " j AS (SELECT o.reprint_present AS in_old, n.reprint_present AS in_new, (" + anyDiff
-                      + ") AS differs";
+    const std::string dup = "row_number() OVER (PARTITION BY " + join(keyList, ", ") + " ORDER BY to_jsonb(t)::text) AS reprint_dup";
+    std::string sql = "WITH reprint_o AS (SELECT t.*, true AS reprint_present, " + dup + " FROM " + target + " AS t WHERE "
+                      + inWindow("t") + "),\n"
+                      " reprint_n AS (SELECT t.*, true AS reprint_present, " + dup + " FROM " + stage + " AS t WHERE "
+                      + inWindow("t") + "),\n"
+                      " reprint_j AS (SELECT reprint_o.reprint_present AS in_old, reprint_n.reprint_present AS in_new, (" + anyDiff
+                      + ") AS differs, reprint_o.reprint_dup AS old_dup, reprint_n.reprint_dup AS new_dup";
     for (std::size_t i = 0; i < diffs.size(); ++i)
         sql += ", " + diffs[i] + " AS d" + std::to_string(i);
     sql += ", jsonb_build_object(" + join(keyJson, ", ") + ") AS key, "
-           "to_jsonb(o) - 'reprint_present' AS old_row, to_jsonb(n) - 'reprint_present' AS new_row "
-           "FROM o FULL JOIN n ON " + join(keyMatch, " AND ") + ")\n"
-           "SELECT count(*) FILTER (WHERE in_new AND in_old IS NULL) AS added, "
-           "count(*) FILTER (WHERE in_old AND in_new IS NULL) AS removed, "
-           "count(*) FILTER (WHERE in_old AND in_new AND differs) AS changed, "
+           "to_jsonb(reprint_o) - 'reprint_present' - 'reprint_dup' AS old_row, "
+           "to_jsonb(reprint_n) - 'reprint_present' - 'reprint_dup' AS new_row "
+           "FROM reprint_o FULL JOIN reprint_n ON " + join(keyMatch, " AND ") + " AND reprint_o.reprint_dup = reprint_n.reprint_dup)\n"
+           "SELECT count(*) FILTER (WHERE j.in_new AND j.in_old IS NULL) AS added, "
+           "count(*) FILTER (WHERE j.in_old AND j.in_new IS NULL) AS removed, "
+           "count(*) FILTER (WHERE j.in_old AND j.in_new AND j.differs) AS changed, "
            "(SELECT coalesce(jsonb_agg(x.r), '[]'::jsonb)::text FROM (SELECT jsonb_build_object('change', "
-           "CASE WHEN in_old IS NULL THEN 'added' WHEN in_new IS NULL THEN 'removed' ELSE 'changed' END, "
-           "'key', key, 'old', old_row, 'new', new_row) AS r FROM j "
-           "WHERE in_old IS NULL OR in_new IS NULL OR differs "
-           "ORDER BY (in_old AND in_new) DESC NULLS LAST, key::text LIMIT $3) AS x) AS sample";
+           "CASE WHEN j2.in_old IS NULL THEN 'added' WHEN j2.in_new IS NULL THEN 'removed' ELSE 'changed' END, "
+           "'key', j2.key, 'old', j2.old_row, 'new', j2.new_row) AS r FROM reprint_j AS j2 "
+           "WHERE j2.in_old IS NULL OR j2.in_new IS NULL OR j2.differs "
+           "ORDER BY (j2.in_old AND j2.in_new) DESC NULLS LAST, j2.key::text LIMIT $3) AS x) AS sample, "
+           "count(*) FILTER (WHERE j.old_dup > 1) AS old_repeats, count(*) FILTER (WHERE j.new_dup > 1) AS new_repeats";
     for (std::size_t i = 0; i < diffs.size(); ++i)
-        sql += ", count(*) FILTER (WHERE in_old AND in_new AND d" + std::to_string(i) + ")";
-    sql += " FROM j";
+        sql += ", count(*) FILTER (WHERE j.in_old AND j.in_new AND j.d" + std::to_string(i) + ")";
+    sql += " FROM reprint_j AS j";
     return sql;
 }
 
@@ -205,6 +229,9 @@ Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &sp
         quoted.push_back(quoteIdentifier(*row[0]));
         if (*row[0] == model.partitionColumn)
             out.columnType = row[1].value_or("");
+        if ((row[1] == "real" || row[1] == "double precision")
+            && std::find(model.measures.begin(), model.measures.end(), *row[0]) != model.measures.end())
+            out.floatMeasures.push_back(*row[0]);
     }
     out.columnList = join(quoted, ", ");
     auto has = [&](const std::string &c) {
@@ -250,7 +277,7 @@ Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &sp
         if (!sql)
             co_return sql.error();
         out.checks.push_back({&c, "SELECT extract(epoch FROM date_trunc($3, c.partition::timestamptz, $4))::bigint AS p, "
-                                  "sum(c.value)::text AS v FROM (\n" + *sql + "\n) AS c GROUP BY 1"});
+                                  "sum(c.value::numeric)::text AS v FROM (\n" + *sql + "\n) AS c GROUP BY 1"});
     }
     co_return out;
 }

@@ -26,6 +26,7 @@ struct ModelSql {
     std::string columnType;           // its type, as format_type() names it
     std::vector<std::string> columns; // the target's insertable columns, unquoted, in order
     std::string columnList;           // quoted and comma-separated
+    std::vector<std::string> floatMeasures; // measures of type real or double precision: summed as numeric
     std::string transform;            // the transform with $1/$2, references resolved
     std::string transformHash;
     std::vector<BoundCheck> checks;

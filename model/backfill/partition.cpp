@@ -198,6 +198,33 @@ const char *article(Grain grain)
     return grain == Grain::Hour ? "an" : "a";
 }
 
+// Why year-month-day names no date ("February 2026 has 28 days"), with what to write
+// instead; empty if it is one. The year is at least 1 here.
+std::pair<std::string, std::string> noSuchDate(int year, int month, int day)
+{
+    if (month < 1 || month > 12)
+        return {"there is no month " + format("%02d", month) + " (months run 01 to 12)",
+                "Partition names are written year first: YYYY-MM-DD."};
+    const QDate first(year, month, 1);
+    const int days = first.daysInMonth();
+    if (day >= 1 && day <= days)
+        return {};
+    const std::string monthText = QLocale::c().monthName(month).toStdString() + " " + format("%04d", year);
+    const QDate nearest = day < 1 ? first : QDate(year, month, days);
+    return {monthText + " has " + std::to_string(days) + " days",
+            std::string(day < 1 ? "The first" : "The last") + " day of " + monthText + " is " + dayName(nearest) + "."};
+}
+
+// The instants a bound may take: ISO 8601 text with a four-digit year (what Qt writes,
+// what PostgreSQL's date and timestamptz read back) both in UTC and on the zone's wall
+// clock, from 0001-01-01T00:00:00 to 9999-12-31T23:59:59.
+std::pair<qint64, qint64> expressibleInstants(const Clock &clock)
+{
+    const qint64 first = wallOfDate(QDate(1, 1, 1));
+    const qint64 end = wallOfDate(QDate(10000, 1, 1));
+    return {std::max(first, clock.firstInstantAt(first)), std::min(end, clock.firstInstantAt(end)) - 1};
+}
+
 } // namespace
 
 const char *toString(Grain grain)
@@ -292,6 +319,26 @@ Partition PartitionScheme::containing(const QDateTime &instant) const
     return part;
 }
 
+Partition PartitionScheme::earliest() const
+{
+    const auto [first, last] = expressibleInstants(Clock{m_zone});
+    (void)last;
+    Partition before = containing(QDateTime::fromSecsSinceEpoch(first, m_zone));
+    if (before.start.toSecsSinceEpoch() < first)
+        before = next(before);
+    return next(before);
+}
+
+Partition PartitionScheme::latest() const
+{
+    const auto [first, last] = expressibleInstants(Clock{m_zone});
+    (void)first;
+    Partition after = containing(QDateTime::fromSecsSinceEpoch(last, m_zone));
+    if (after.end.toSecsSinceEpoch() > last)
+        after = previous(after);
+    return previous(after);
+}
+
 Partition PartitionScheme::next(const Partition &p) const
 {
     return containing(p.end);
@@ -321,6 +368,36 @@ Result<Partition> PartitionScheme::parse(const std::string &name) const
             message += ": " + why;
         return Error::make(ErrorKind::Usage, message);
     };
+    const auto missing = [&](const std::pair<std::string, std::string> &why) {
+        return Error::make(ErrorKind::Usage, "'" + name + "' does not exist: " + why.first, why.second);
+    };
+    const auto outOfRange = [&](bool early) {
+        const Partition limit = early ? earliest() : latest();
+        const Partition other = early ? latest() : earliest();
+        const std::string grain = toString(m_grain);
+        const std::string zone = m_zone.id().toStdString();
+        return Error::make(
+            ErrorKind::Usage,
+            "'" + name + "' is " + (early ? "before the first " : "past the last ") + grain + " partition Reprint can express, "
+                + limit.name + ": a window and the partitions on either side of it must start and end within the years "
+                  "0001 to 9999 (" + (zone == "UTC" ? std::string("in UTC") : "in UTC and in " + zone) + ")",
+            "Name " + std::string(article(m_grain)) + " " + grain + " from " + (early ? limit : other).name + " to "
+                + (early ? other : limit).name + "; nothing was changed.");
+    };
+    // Names with a year within two of either end of 0001..9999 may be past what can be
+    // bound (see earliest() and latest()); the rest are far from it.
+    const auto checkRange = [&](Result<Partition> p) -> Result<Partition> {
+        if (!p)
+            return p;
+        const int year = p->start.toUTC().date().year();
+        if (year > 2 && year < 9998)
+            return p;
+        if (p->start < earliest().start)
+            return outOfRange(true);
+        if (p->start > latest().start)
+            return outOfRange(false);
+        return p;
+    };
     const Clock clock{m_zone};
     const QString text = QString::fromStdString(name);
 
@@ -330,14 +407,22 @@ Result<Partition> PartitionScheme::parse(const std::string &name) const
     static const QRegularExpression weekRe(QStringLiteral("^(\\d{4})-W(\\d{2})$"));
     static const QRegularExpression monthRe(QStringLiteral("^(\\d{4})-(\\d{2})$"));
 
-    const auto dateFrom = [](const QRegularExpressionMatch &m) {
-        return QDate(m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt());
+    // The date of a matched YYYY-MM-DD, or why it names none.
+    const auto dateFrom = [&](const QRegularExpressionMatch &m) -> Result<QDate> {
+        const int year = m.captured(1).toInt();
+        const int month = m.captured(2).toInt();
+        const int day = m.captured(3).toInt();
+        if (year < 1)
+            return outOfRange(true);
+        if (auto why = noSuchDate(year, month, day); !why.first.empty())
+            return missing(why);
+        return QDate(year, month, day);
     };
     const auto calendarPartition = [&](QDate nominal) -> Result<Partition> {
         Partition p = containing(QDateTime::fromSecsSinceEpoch(clock.firstInstantAt(wallOfDate(nominal)), m_zone));
         if (periodStart(m_grain, dateOfWall(clock.wall(p.start.toSecsSinceEpoch()))) != nominal)
             return invalid("the clocks in " + m_zone.id().toStdString() + " skip it");
-        return p;
+        return checkRange(p);
     };
 
     switch (m_grain) {
@@ -345,42 +430,50 @@ Result<Partition> PartitionScheme::parse(const std::string &name) const
         const QRegularExpressionMatch m = hourRe.match(text);
         if (!m.hasMatch())
             return invalid();
-        const QDate date = dateFrom(m);
+        const auto date = dateFrom(m);
+        if (!date)
+            return date.error();
         const int hour = m.captured(4).toInt();
-        if (!date.isValid() || hour > 23)
-            return invalid();
-        const qint64 hourWall = wallOfDate(date) + hour * kHour;
+        if (hour > 23)
+            return missing({"hours run 00 to 23", "The hour after " + dayName(*date) + "T23 is "
+                                                      + dayName(date->addDays(1)) + "T00."});
+        const qint64 hourWall = wallOfDate(*date) + hour * kHour;
         const std::string basic = name.substr(0, 13);
         const auto basicName = [](const Partition &p) { return p.name.substr(0, 13); };
         if (m.captured(5).isEmpty()) {
             Partition p = containing(QDateTime::fromSecsSinceEpoch(clock.firstInstantAt(hourWall), m_zone));
             if (basicName(p) != basic)
                 return invalid("the clocks in " + m_zone.id().toStdString() + " skip that hour");
-            return p;
+            return checkRange(p);
         }
         const int minutes = m.captured(7).toInt();
         if (minutes > 59)
-            return invalid();
+            return missing({"the minutes of an offset run 00 to 59", "Write the offset as +HH:MM, e.g. +01:00."});
         int offset = m.captured(6).toInt() * 3600 + minutes * 60;
         if (m.captured(5) == QLatin1String("-"))
             offset = -offset;
         const Partition around = containing(QDateTime::fromSecsSinceEpoch(hourWall - offset, m_zone));
         for (const Partition &p : {previous(around), around, next(around)}) {
             if (basicName(p) == basic && p.start.offsetFromUtc() == offset)
-                return p;
+                return checkRange(p);
         }
         return invalid("no such hour at that offset in " + m_zone.id().toStdString());
     }
     case Grain::Day: {
         const QRegularExpressionMatch m = dayRe.match(text);
-        if (!m.hasMatch() || !dateFrom(m).isValid())
+        if (!m.hasMatch())
             return invalid();
-        return calendarPartition(dateFrom(m));
+        const auto date = dateFrom(m);
+        if (!date)
+            return date.error();
+        return calendarPartition(*date);
     }
     case Grain::Week: {
         if (const QRegularExpressionMatch m = weekRe.match(text); m.hasMatch()) {
             const int year = m.captured(1).toInt();
             const int week = m.captured(2).toInt();
+            if (year < 1)
+                return outOfRange(true);
             const QDate jan4(year, 1, 4);
             const QDate firstMonday = jan4.addDays(1 - jan4.dayOfWeek());
             const QDate monday = firstMonday.addDays(7 * (week - 1));
@@ -390,21 +483,26 @@ Result<Partition> PartitionScheme::parse(const std::string &name) const
             return calendarPartition(monday);
         }
         const QRegularExpressionMatch m = dayRe.match(text);
-        if (!m.hasMatch() || !dateFrom(m).isValid())
+        if (!m.hasMatch())
             return invalid();
-        const QDate date = dateFrom(m);
-        if (date.dayOfWeek() != 1)
-            return invalid("it is a " + QLocale::c().dayName(date.dayOfWeek()).toStdString() + ", not a Monday");
-        return calendarPartition(date);
+        const auto date = dateFrom(m);
+        if (!date)
+            return date.error();
+        if (date->dayOfWeek() != 1)
+            return invalid("it is a " + QLocale::c().dayName(date->dayOfWeek()).toStdString() + ", not a Monday");
+        return calendarPartition(*date);
     }
     case Grain::Month: {
         const QRegularExpressionMatch m = monthRe.match(text);
         if (!m.hasMatch())
             return invalid();
-        const QDate first(m.captured(1).toInt(), m.captured(2).toInt(), 1);
-        if (!first.isValid())
-            return invalid();
-        return calendarPartition(first);
+        const int year = m.captured(1).toInt();
+        const int month = m.captured(2).toInt();
+        if (year < 1)
+            return outOfRange(true);
+        if (month < 1 || month > 12)
+            return missing({"months run 01 to 12", "Partition names are written year first: YYYY-MM."});
+        return calendarPartition(QDate(year, month, 1));
     }
     }
     return invalid();

@@ -50,9 +50,20 @@ public:
 
     // The partition that contains `instant`.
     Partition containing(const QDateTime &instant) const;
-    // Parses a partition name; the error (kind Usage) names the value and the grain's
-    // expected form, e.g. "'2026-13-01' is not a day partition (expected YYYY-MM-DD)".
+    // Parses a partition name. The error (kind Usage) names the value and what is wrong
+    // with it: a name not of the grain's form gives the expected form ("'2026-3-1' is not
+    // a day partition (expected YYYY-MM-DD)"); a date, hour or month that does not exist
+    // says why ("'2026-02-30' does not exist: February 2026 has 28 days"), with a hint of
+    // what to write instead; a partition outside earliest()..latest() names the limit.
     warehouse::Result<Partition> parse(const std::string &name) const;
+    // The first and last partitions that parse() accepts. A window's bounds are bound as
+    // ISO 8601 text, and so are those of the partitions just outside it (the boundary
+    // checks read them): each must be an instant from 0001-01-01T00:00:00 to
+    // 9999-12-31T23:59:59 both in UTC and in the timezone, which is what Qt writes and
+    // PostgreSQL's date and timestamptz read back. In UTC these are 0001-01-02 and
+    // 9999-12-29 (day), 0001-02 and 9999-10 (month).
+    Partition earliest() const;
+    Partition latest() const;
     Partition next(const Partition &p) const;
     Partition previous(const Partition &p) const;
     // Every partition from `from` to `to`, both inclusive, in order. Empty if to < from.

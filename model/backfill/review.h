@@ -36,6 +36,9 @@ struct Review {
     std::string validationMessage;   // why it failed, and what to do
     std::string from, to;
     std::vector<PartitionReview> partitions;
+    // Measures whose column is floating point (real, double precision): their totals are
+    // summed exactly, as numeric, so that the order rows are read in cannot change them.
+    std::vector<std::string> floatMeasures;
 };
 
 struct ColumnChange {
@@ -49,6 +52,8 @@ struct RowDiff {
     long long added = 0;
     long long removed = 0;
     long long changed = 0;
+    long long oldRepeats = 0;  // rows beyond the first of a key, on the target's side
+    long long newRepeats = 0;  // the same on the stage's side (staging refuses those)
     std::vector<ColumnChange> columnChanges;
     std::string sampleJson;  // [{"change": "changed|added|removed", "key": {...}, "old": {...}, "new": {...}}]
 };

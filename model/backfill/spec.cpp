@@ -603,6 +603,44 @@ private:
     std::optional<Error> m_error;
 };
 
+// yaml-cpp reads a quoted scalar that is never closed as running to the end of the file,
+// folding every line after it into it, and reports no error: the spec would then seem to
+// lack the keys that follow. The mark of the opening quote of such a scalar, if any.
+std::optional<YAML::Mark> unclosedQuote(const YAML::Node &node, const std::string &text)
+{
+    switch (node.Type()) {
+    case YAML::NodeType::Scalar: {
+        const YAML::Mark mark = node.Mark();
+        if (node.Tag() != "!" || mark.pos < 0 || std::size_t(mark.pos) >= text.size())
+            return std::nullopt;
+        const char quote = text[std::size_t(mark.pos)];
+        if (quote != '"' && quote != '\'')
+            return std::nullopt;
+        for (std::size_t i = std::size_t(mark.pos) + 1; i < text.size(); ++i) {
+            if (quote == '"' && text[i] == '\\')
+                ++i;
+            else if (text[i] == quote && quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'')
+                ++i;
+            else if (text[i] == quote)
+                return std::nullopt;
+        }
+        return mark;
+    }
+    case YAML::NodeType::Sequence:
+    case YAML::NodeType::Map:
+        for (auto it = node.begin(); it != node.end(); ++it) {
+            for (const YAML::Node &n : node.IsMap() ? std::vector<YAML::Node>{it->first, it->second} : std::vector<YAML::Node>{*it})
+                if (const auto mark = unclosedQuote(n, text))
+                    return mark;
+        }
+        return std::nullopt;
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+        break;
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 Result<Spec> loadSpec(const std::string &path)
@@ -621,6 +659,13 @@ Result<Spec> loadSpec(const std::string &path)
     SpecLoader loader(path, info.absolutePath());
     try {
         const YAML::Node root = YAML::Load(text);
+        if (const auto quote = unclosedQuote(root, text)) {
+            const char q = text[std::size_t(quote->pos)];
+            const std::string mark = q == '"' ? "\"" : "'";
+            loader.fail(*quote, "", "YAML syntax error: the " + mark + " here opens a quoted string that is never closed "
+                                        "(it runs to the end of the file); add the closing " + mark + " where the value ends");
+            return loader.error();
+        }
         if (std::optional<Spec> loaded = loader.load(root, std::move(spec)))
             return std::move(*loaded);
         return loader.error();

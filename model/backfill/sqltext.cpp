@@ -231,7 +231,9 @@ Result<BoundSql> bindNamedParameters(const std::string &sql, const std::vector<s
                 bound.names.push_back(name);
                 it = bound.names.end() - 1;
             }
-            bound.sql += "$" + std::to_string(firstParam + (it - bound.names.begin()));
+            // Appended in two steps: GCC 12 at -O3 reports a false -Wrestrict on "$" + string.
+            bound.sql += '$';
+            bound.sql += std::to_string(firstParam + (it - bound.names.begin()));
             i = j;
         }
     }

@@ -45,4 +45,19 @@ std::string quoteRelation(const std::string &schema, const std::string &table);
 // places SQL takes no parameter, e.g. partition bounds in ALTER TABLE … ATTACH PARTITION.
 std::string quoteLiteral(const std::string &text);
 
+// SQL that shows the timestamptz `expression` as messages print an instant, whatever the
+// session's TimeZone (the engine sets the model's): UTC, ISO 8601 with a Z, e.g.
+// 2026-03-10T14:02:03Z, as `reprint history` prints. infinity stays 'infinity'.
+inline std::string utcTimeText(const std::string &expression)
+{
+    std::string sql = "CASE WHEN isfinite(";
+    sql += expression;
+    sql += ") THEN to_char(";
+    sql += expression;
+    sql += " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') ELSE ";
+    sql += expression;
+    sql += "::text END";
+    return sql;
+}
+
 } // namespace reprint::backfill

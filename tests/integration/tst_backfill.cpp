@@ -110,7 +110,7 @@ private Q_SLOTS:
                                        << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
                                        << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
         QCOMPARE(second.exitCode, 4);
-        QVERIFY2(second.err.contains(QStringLiteral("reprint abandon %1").arg(id)), qPrintable(second.err));
+        QVERIFY2(second.err.contains(QStringLiteral("`reprint abandon --spec %1 %2`").arg(demoSpec()).arg(id)), qPrintable(second.err));
         auto abandon = test::runReprint(base(QStringLiteral("abandon"), db) << QString::number(id));
         QCOMPARE(abandon.exitCode, 0);
         QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.claims"), std::string("0"));
@@ -305,6 +305,35 @@ private Q_SLOTS:
                                                      QStringLiteral("2026-03-09"), QStringLiteral("--to"), QStringLiteral("2026-03-14"),
                                                      QStringLiteral("--parallel"), QStringLiteral("zero")}
                                       << 1 << QStringLiteral("--parallel");
+        // Issue 13, items 11 and 12: bounds the engine cannot bind, dates that do not
+        // exist and numbers out of range are refused before any SQL, naming the value.
+        QTest::newRow("partition in year 10000")
+            << QStringList{QStringLiteral("backfill"), QStringLiteral("--model"), m, QStringLiteral("--from"), QStringLiteral("2026-03-09"),
+                           QStringLiteral("--to"), QStringLiteral("9999-12-31")}
+            << 1 << QStringLiteral("'9999-12-31' is past the last day partition Reprint can express, 9999-12-29");
+        QTest::newRow("run in year 10000")
+            << QStringList{QStringLiteral("run"), QStringLiteral("--model"), m, QStringLiteral("--partition"), QStringLiteral("9999-12-31")}
+            << 1 << QStringLiteral("Name a day from 0001-01-02 to 9999-12-29");
+        QTest::newRow("partition before year 1")
+            << QStringList{QStringLiteral("backfill"), QStringLiteral("--model"), m, QStringLiteral("--from"), QStringLiteral("0001-01-01"),
+                           QStringLiteral("--to"), QStringLiteral("2026-03-09")}
+            << 1 << QStringLiteral("'0001-01-01' is before the first day partition Reprint can express, 0001-01-02");
+        QTest::newRow("february 30")
+            << QStringList{QStringLiteral("backfill"), QStringLiteral("--model"), m, QStringLiteral("--from"), QStringLiteral("2026-02-30"),
+                           QStringLiteral("--to"), QStringLiteral("2026-03-14")}
+            << 1 << QStringLiteral("'2026-02-30' does not exist: February 2026 has 28 days");
+        QTest::newRow("parallel overflow")
+            << QStringList{QStringLiteral("backfill"), QStringLiteral("--model"), m, QStringLiteral("--from"), QStringLiteral("2026-03-09"),
+                           QStringLiteral("--to"), QStringLiteral("2026-03-14"), QStringLiteral("--parallel"), QStringLiteral("99999999999")}
+            << 1 << QStringLiteral("--parallel '99999999999' is not a number of staging connections from 1 to 2147483647");
+        QTest::newRow("diff id overflow")
+            << QStringList{QStringLiteral("diff"), QStringLiteral("99999999999999999999")} << 1
+            << QStringLiteral("'99999999999999999999' is not a backfill ID: backfill IDs are whole numbers from 1 to 9223372036854775807");
+        QTest::newRow("diff negative id") << QStringList{QStringLiteral("diff"), QStringLiteral("-5")} << 1
+                                          << QStringLiteral("diff: '-5' is not a backfill ID: backfill IDs are whole numbers from 1");
+        QTest::newRow("resume id overflow")
+            << QStringList{QStringLiteral("backfill"), QStringLiteral("--resume"), QStringLiteral("99999999999999999999")} << 1
+            << QStringLiteral("--resume '99999999999999999999' is not a backfill ID: backfill IDs are whole numbers from 1");
         QTest::newRow("bad format") << QStringList{QStringLiteral("history"), QStringLiteral("--format"), QStringLiteral("xml")} << 1
                                     << QStringLiteral("xml");
     }
@@ -322,6 +351,68 @@ private Q_SLOTS:
         QVERIFY2(p.err.contains(mentions), qPrintable(p.err));
         QVERIFY(dayHashes(db) == before);
         QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.backfills"), std::string("0"));
+    }
+
+    // Issue 13, item 12: undo of something that is not a published backfill says what it
+    // is and what to do, and changes nothing.
+    void undoOfARunOrAStagedBackfillSaysWhatItIs()
+    {
+        const std::string db = test::demoCopy("bf_undo_wrong");
+        auto run = test::runReprint(base(QStringLiteral("run"), db) << QStringLiteral("--model") << QStringLiteral("fct_order_lines")
+                                                                    << QStringLiteral("--partition") << QStringLiteral("2026-03-20"));
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QString runId = QString::fromStdString(scalar(db, "SELECT max(id)::text FROM reprint.backfills WHERE kind = 'run'"));
+        auto staged = test::runReprint(base(QStringLiteral("backfill"), db)
+                                       << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                       << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
+        QVERIFY2(staged.exitCode == 0, qPrintable(staged.err));
+        const QString stagedId = QString::number(backfillIdFrom(staged));
+        const auto before = dayHashes(db);
+        const std::string states = "SELECT string_agg(id || ' ' || kind || ' ' || status, ', ' ORDER BY id) FROM reprint.backfills";
+        const std::string statesBefore = scalar(db, states);
+
+        auto undoRun = test::runReprint(base(QStringLiteral("undo"), db) << runId);
+        QCOMPARE(undoRun.exitCode, 4);
+        QVERIFY2(undoRun.err.contains(runId + " is a scheduled run of fct_order_lines 2026-03-20 (published), not a backfill"),
+                 qPrintable(undoRun.err));
+        QVERIFY2(undoRun.err.contains(QStringLiteral("reprint backfill")), qPrintable(undoRun.err));
+        QVERIFY2(!undoRun.err.contains(QStringLiteral("only a published backfill")), qPrintable(undoRun.err));
+
+        auto undoStaged = test::runReprint(base(QStringLiteral("undo"), db) << stagedId);
+        QCOMPARE(undoStaged.exitCode, 4);
+        QVERIFY2(undoStaged.err.contains("backfill " + stagedId + " is staged, not published"), qPrintable(undoStaged.err));
+        QVERIFY2(undoStaged.err.contains("reprint abandon") && undoStaged.err.contains(QStringLiteral("reprint publish")),
+                 qPrintable(undoStaged.err));
+        QVERIFY2(!undoStaged.err.contains(QStringLiteral("only a published backfill")), qPrintable(undoStaged.err));
+
+        QVERIFY(dayHashes(db) == before);
+        QCOMPARE(scalar(db, states), statesBefore);
+    }
+
+    // Issue 13, item 12: yaml-cpp reads an unclosed quote as a string to the end of the
+    // file; the CLI names the quote's file, line and column, not a "missing" key after it.
+    void unclosedQuoteInTheSpecNamesTheQuote()
+    {
+        QTemporaryDir dir;
+        int line = 0;
+        int column = 0;
+        const QString spec = specCopy(dir, [&](QString &yaml) {
+            const QString target = QStringLiteral("target: analytics.fct_order_lines");
+            const int at = int(yaml.indexOf(target));
+            line = int(yaml.left(at).count(QLatin1Char('\n'))) + 1;
+            column = at - int(yaml.lastIndexOf(QLatin1Char('\n'), at)) + int(QStringLiteral("target: ").size());
+            yaml.replace(at, target.size(), QStringLiteral("target: \"analytics.fct_order_lines"));
+        });
+        const std::string db = test::demoCopy("bf_bad_spec");
+        auto p = test::runReprint(base(QStringLiteral("status"), db, spec)
+                                  << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                  << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
+        QCOMPARE(p.exitCode, 1);
+        QVERIFY2(p.err.contains(QStringLiteral("spec.yaml:%1:%2: YAML syntax error: the \" here opens a quoted string that is never closed")
+                                    .arg(line)
+                                    .arg(column)),
+                 qPrintable(p.err));
+        QVERIFY2(!p.err.contains(QStringLiteral("missing required key")), qPrintable(p.err));
     }
 
     void wrongPasswordOrMissingSocketExits2WithoutThePassword()

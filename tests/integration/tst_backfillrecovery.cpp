@@ -237,6 +237,71 @@ private Q_SLOTS:
         QCOMPARE(targetPerDay(db), truthPerDay(db));
     }
 
+    // Issue 13, item 12: every lease time a message prints is UTC, written as `history`
+    // writes times (2026-03-10T14:02:03Z), even for a model in another zone (the
+    // engine's sessions run in the model's zone) and whichever session read it.
+    void leaseTimesInMessagesAreUtc()
+    {
+        const std::string db = test::demoCopy("bf_lease_utc");
+        QTemporaryDir dir;
+        QString transform = fctTransform().trimmed();
+        transform.remove(QRegularExpression(QStringLiteral(";\\s*$")));
+        transform.replace(QStringLiteral("AT TIME ZONE 'UTC'"), QStringLiteral("AT TIME ZONE 'Asia/Kolkata'"));  // days of the model's zone
+        QFile t(QDir(dir.path()).filePath(QStringLiteral("slow_fct.sql")));
+        QVERIFY(t.open(QIODevice::WriteOnly));
+        t.write(QStringLiteral("SELECT t.* FROM (\n%1\n) AS t CROSS JOIN (SELECT pg_sleep(1)) AS slow\n").arg(transform).toUtf8());
+        t.close();
+        const QString spec = specCopy(dir, [](QString &yaml) {
+            yaml.replace(QStringLiteral("transforms/fct_order_lines.sql"), QStringLiteral("slow_fct.sql"));
+            yaml.replace(QStringLiteral("timezone: UTC"), QStringLiteral("timezone: Asia/Kolkata"));
+        });
+        static const QRegularExpression utc(QStringLiteral("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ"));
+        const auto leaseIsUtc = [](const ProcessResult &p, const QString &before) {
+            const QRegularExpressionMatch m = QRegularExpression(QRegularExpression::escape(before) + QStringLiteral(" (\\S+)")).match(p.err);
+            return m.hasMatch() && utc.match(m.captured(1)).capturedStart() == 0;
+        };
+
+        QProcess proc;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("3"));
+        proc.setProcessEnvironment(env);
+        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
+                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                              << QStringLiteral("2026-03-01") << QStringLiteral("--to") << QStringLiteral("2026-03-30"));
+        QVERIFY(proc.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(QString::fromStdString(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'"))
+                                         .toInt() >= 1,
+                                 30000);
+        const QString id = QString::fromStdString(scalar(db, "SELECT id::text FROM reprint.backfills"));
+        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("staging"));
+
+        // While it stages: a second backfill of the window (the claim conflict), a resume and an abandon.
+        auto second = test::runReprint(base(QStringLiteral("backfill"), db, spec)
+                                       << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                       << QStringLiteral("2026-03-10") << QStringLiteral("--to") << QStringLiteral("2026-03-11"));
+        QCOMPARE(second.exitCode, 4);
+        QVERIFY2(leaseIsUtc(second, QStringLiteral("lease until")), qPrintable(second.err));
+        auto resume = test::runReprint(base(QStringLiteral("backfill"), db, spec) << QStringLiteral("--resume") << id);
+        QCOMPARE(resume.exitCode, 4);
+        QVERIFY2(leaseIsUtc(resume, QStringLiteral("lease until")), qPrintable(resume.err));
+        auto abandon = test::runReprint(base(QStringLiteral("abandon"), db, spec) << id);
+        QCOMPARE(abandon.exitCode, 4);
+        QVERIFY2(leaseIsUtc(abandon, QStringLiteral("lease expires at")), qPrintable(abandon.err));
+
+        // Once its process is dead and the lease has lapsed: a cancel, then a takeover.
+        ::kill(static_cast<pid_t>(proc.processId()), SIGKILL);
+        QVERIFY(proc.waitForFinished(10000));
+        QTest::qWait(3500);
+        auto cancelled = test::runReprint(base(QStringLiteral("cancel"), db, spec) << id);
+        QCOMPARE(cancelled.exitCode, 4);
+        QVERIFY2(leaseIsUtc(cancelled, QStringLiteral("lease lapsed")), qPrintable(cancelled.err));
+        auto takeover = test::runReprint(base(QStringLiteral("backfill"), db, spec)
+                                         << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                         << QStringLiteral("2026-03-10") << QStringLiteral("--to") << QStringLiteral("2026-03-10"));
+        QVERIFY2(takeover.err.contains(QStringLiteral("took over the expired claim")), qPrintable(takeover.err));
+        QVERIFY2(leaseIsUtc(takeover, QStringLiteral("lease expired")), qPrintable(takeover.err));
+    }
+
     void undoRestoresTheWindowAndRefusesAfterALaterWrite()
     {
         const std::string db = test::demoCopy("bf_undo");

@@ -255,6 +255,52 @@ private Q_SLOTS:
         QCOMPARE(targetOfWindow(db), truthOfWindow(db));
     }
 
+    // A write of the window that commits while publish waits for the target: publish reads
+    // it in its drift guard (exit 4, nothing published) instead of overwriting it; the
+    // write survives. Both strategies.
+    void writeCommittedDuringTheLockWaitIsNotLost_data()
+    {
+        QTest::addColumn<QString>("strategy");
+        QTest::newRow("replace") << QStringLiteral("replace");
+        QTest::newRow("swap") << QStringLiteral("swap");
+    }
+    void writeCommittedDuringTheLockWaitIsNotLost()
+    {
+        QFETCH(QString, strategy);
+        const auto &[db, dir, spec, before, id] = stagedCopy("ps_race_" + strategy.toStdString(), strategy);
+        QVERIFY(id > 0);
+        const std::string line = scalar(db, "SELECT min(order_line_id)::text FROM analytics.fct_order_lines WHERE order_date = '2026-03-11'");
+        const std::string revenue = "SELECT revenue::text FROM analytics.fct_order_lines WHERE order_line_id = " + line;
+        const std::string was = scalar(db, revenue);
+        const std::string expected = scalar(db, "SELECT (revenue + 1000)::text FROM analytics.fct_order_lines WHERE order_line_id = " + line);
+        ProcessResult pub;
+        {
+            HeldTransaction writer(db, "UPDATE analytics.fct_order_lines SET revenue = revenue + 1000 WHERE order_line_id = " + line);
+            QVERIFY(writer.ok());
+            QProcess proc;
+            proc.start(test::reprintBinary(), base(QStringLiteral("publish"), db, spec) << QString::number(id) << QStringLiteral("--approve")
+                                                                                         << QStringLiteral("checked"));
+            QVERIFY(proc.waitForStarted());
+            // The worst moment: publish is queued behind the writer's lock.
+            QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'reprint' "
+                                                "AND wait_event_type = 'Lock'")
+                                         == "1",
+                                     10000);
+            writer.end();
+            QVERIFY(proc.waitForFinished(30000));
+            pub.exitCode = proc.exitCode();
+            pub.err = QString::fromUtf8(proc.readAllStandardError());
+        }
+        QVERIFY2(pub.exitCode == 4, qPrintable(pub.err));
+        QVERIFY2(pub.err.contains(QStringLiteral("the target changed since validation")), qPrintable(pub.err));
+        QVERIFY2(pub.err.contains(QStringLiteral("nothing was published")), qPrintable(pub.err));
+        QCOMPARE(scalar(db, revenue), expected);
+        QVERIFY(expected != was);
+        QCOMPARE(statusOf(db, id), std::string("staged"));
+        QCOMPARE(leftovers(db), std::string("0"));
+        qInfo("%s: the write that committed during the lock wait survived; publish exit %d", qPrintable(strategy), pub.exitCode);
+    }
+
     // Ctrl-C while publish waits for a writer of the window: the statement is cancelled,
     // the transaction rolls back whole, exit 5, and history says the backfill is still
     // staged; publishing it later works.

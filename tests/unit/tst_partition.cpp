@@ -2,6 +2,7 @@
 
 #include "backfill/partition.h"
 
+#include <QRegularExpression>
 #include <QTest>
 
 #include <set>
@@ -56,6 +57,10 @@ private Q_SLOTS:
     void startTextIsIsoWithOffset();
     void parseErrors_data();
     void parseErrors();
+    void namesThatDoNotExist_data();
+    void namesThatDoNotExist();
+    void boundsOutsideTheYears1To9999_data();
+    void boundsOutsideTheYears1To9999();
     void invalidTimezone();
 };
 
@@ -461,19 +466,14 @@ void TestPartition::parseErrors_data()
     const QString hour = "is not an hour partition (expected YYYY-MM-DDTHH, or YYYY-MM-DDTHH+HH:MM for a repeated hour)";
     const QString week = "is not a week partition (expected YYYY-Www, or the Monday as YYYY-MM-DD)";
     const QString month = "is not a month partition (expected YYYY-MM)";
-    QTest::newRow("month 13") << int(Grain::Day) << "2026-13-01" << "'2026-13-01' " + day;
-    QTest::newRow("feb 30") << int(Grain::Day) << "2026-02-30" << "'2026-02-30' " + day;
-    QTest::newRow("feb 29 2026") << int(Grain::Day) << "2026-02-29" << "'2026-02-29' " + day;
     QTest::newRow("short") << int(Grain::Day) << "2026-3-1" << "'2026-3-1' " + day;
     QTest::newRow("hour for day") << int(Grain::Day) << "2026-03-10T14" << "'2026-03-10T14' " + day;
     QTest::newRow("empty") << int(Grain::Day) << "" << "'' " + day;
     QTest::newRow("day for hour") << int(Grain::Hour) << "2026-03-10" << "'2026-03-10' " + hour;
-    QTest::newRow("hour 24") << int(Grain::Hour) << "2026-03-10T24" << "'2026-03-10T24' " + hour;
     QTest::newRow("minutes") << int(Grain::Hour) << "2026-03-10T14:00" << "'2026-03-10T14:00' " + hour;
     QTest::newRow("week 0") << int(Grain::Week) << "2026-W00" << "'2026-W00' " + week + ": 2026 has no week 0";
     QTest::newRow("week 54") << int(Grain::Week) << "2026-W54" << "'2026-W54' " + week + ": 2026 has no week 54";
     QTest::newRow("week no W") << int(Grain::Week) << "2026-11" << "'2026-11' " + week;
-    QTest::newRow("month 00") << int(Grain::Month) << "2026-00" << "'2026-00' " + month;
     QTest::newRow("day for month") << int(Grain::Month) << "2026-03-01" << "'2026-03-01' " + month;
 }
 
@@ -487,6 +487,125 @@ void TestPartition::parseErrors()
     QVERIFY(!r.ok());
     QCOMPARE(r.error().kind, reprint::warehouse::ErrorKind::Usage);
     QCOMPARE(QString::fromStdString(r.error().message), message);
+}
+
+void TestPartition::namesThatDoNotExist_data()
+{
+    QTest::addColumn<int>("grain");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<QString>("hint");
+
+    QTest::newRow("feb 30") << int(Grain::Day) << "2026-02-30" << "'2026-02-30' does not exist: February 2026 has 28 days"
+                            << "The last day of February 2026 is 2026-02-28.";
+    QTest::newRow("feb 29 2026") << int(Grain::Day) << "2026-02-29" << "'2026-02-29' does not exist: February 2026 has 28 days"
+                                 << "The last day of February 2026 is 2026-02-28.";
+    QTest::newRow("april 31") << int(Grain::Day) << "2026-04-31" << "'2026-04-31' does not exist: April 2026 has 30 days"
+                              << "The last day of April 2026 is 2026-04-30.";
+    QTest::newRow("day 00") << int(Grain::Day) << "2026-03-00" << "'2026-03-00' does not exist: March 2026 has 31 days"
+                            << "The first day of March 2026 is 2026-03-01.";
+    QTest::newRow("month 13") << int(Grain::Day) << "2026-13-01"
+                              << "'2026-13-01' does not exist: there is no month 13 (months run 01 to 12)"
+                              << "Partition names are written year first: YYYY-MM-DD.";
+    QTest::newRow("hour 24") << int(Grain::Hour) << "2026-03-10T24" << "'2026-03-10T24' does not exist: hours run 00 to 23"
+                             << "The hour after 2026-03-10T23 is 2026-03-11T00.";
+    QTest::newRow("hour 99 on a feb 30") << int(Grain::Hour) << "2026-02-30T99"
+                                         << "'2026-02-30T99' does not exist: February 2026 has 28 days"
+                                         << "The last day of February 2026 is 2026-02-28.";
+    QTest::newRow("offset minutes 60") << int(Grain::Hour) << "2026-10-25T02+01:60"
+                                       << "'2026-10-25T02+01:60' does not exist: the minutes of an offset run 00 to 59"
+                                       << "Write the offset as +HH:MM, e.g. +01:00.";
+    QTest::newRow("month 13 of a month") << int(Grain::Month) << "2026-13" << "'2026-13' does not exist: months run 01 to 12"
+                                         << "Partition names are written year first: YYYY-MM.";
+    QTest::newRow("month 00") << int(Grain::Month) << "2026-00" << "'2026-00' does not exist: months run 01 to 12"
+                              << "Partition names are written year first: YYYY-MM.";
+    QTest::newRow("a week's monday that does not exist") << int(Grain::Week) << "2026-02-30"
+                                                         << "'2026-02-30' does not exist: February 2026 has 28 days"
+                                                         << "The last day of February 2026 is 2026-02-28.";
+}
+
+void TestPartition::namesThatDoNotExist()
+{
+    QFETCH(int, grain);
+    QFETCH(QString, name);
+    QFETCH(QString, message);
+    QFETCH(QString, hint);
+    const PartitionScheme scheme(Grain(grain), "Europe/Berlin");
+    const auto r = scheme.parse(name.toStdString());
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().kind, reprint::warehouse::ErrorKind::Usage);
+    QCOMPARE(QString::fromStdString(r.error().message), message);
+    QCOMPARE(QString::fromStdString(r.error().hint), hint);
+    QVERIFY(scheme.parse("2024-02-29T00").ok() || Grain(grain) != Grain::Hour);
+}
+
+// A partition is bound as ISO 8601 text, and so are its neighbours (the boundary checks
+// read them): names whose bounds would leave the years 0001..9999 are refused by parse()
+// itself, before any SQL, and naming the limit.
+void TestPartition::boundsOutsideTheYears1To9999_data()
+{
+    QTest::addColumn<int>("grain");
+    QTest::addColumn<QString>("zone");
+    QTest::addColumn<QString>("earliest");
+    QTest::addColumn<QString>("latest");
+    QTest::addColumn<QStringList>("refused");
+
+    QTest::newRow("day UTC") << int(Grain::Day) << "UTC" << "0001-01-02" << "9999-12-29"
+                             << QStringList{"9999-12-31", "9999-12-30", "0001-01-01", "0000-06-15"};
+    // Tokyo's local mean time is ahead of UTC: its first day starts in year 0 in UTC.
+    QTest::newRow("day Tokyo") << int(Grain::Day) << "Asia/Tokyo" << "0001-01-03" << "9999-12-29"
+                               << QStringList{"9999-12-31", "0001-01-02", "0001-01-01"};
+    QTest::newRow("day Kiritimati (+14)") << int(Grain::Day) << "Pacific/Kiritimati" << "0001-01-02" << "9999-12-29"
+                                          << QStringList{"9999-12-31", "9999-12-30", "0001-01-01"};
+    QTest::newRow("day Los Angeles") << int(Grain::Day) << "America/Los_Angeles" << "0001-01-02" << "9999-12-29"
+                                     << QStringList{"9999-12-31", "0001-01-01"};
+    QTest::newRow("hour UTC") << int(Grain::Hour) << "UTC" << "0001-01-01T01" << "9999-12-31T21"
+                              << QStringList{"9999-12-31T23", "9999-12-31T22", "0001-01-01T00"};
+    QTest::newRow("week UTC") << int(Grain::Week) << "UTC" << "0001-W02" << "9999-W50"
+                              << QStringList{"9999-W52", "9999-W51", "0001-W01", "9999-12-27"};
+    QTest::newRow("month UTC") << int(Grain::Month) << "UTC" << "0001-02" << "9999-10"
+                               << QStringList{"9999-12", "9999-11", "0001-01", "0000-12"};
+}
+
+void TestPartition::boundsOutsideTheYears1To9999()
+{
+    QFETCH(int, grain);
+    QFETCH(QString, zone);
+    QFETCH(QString, earliest);
+    QFETCH(QString, latest);
+    QFETCH(QStringList, refused);
+    const PartitionScheme scheme(Grain(grain), zone.toStdString());
+    QCOMPARE(QString::fromStdString(scheme.earliest().name), earliest);
+    QCOMPARE(QString::fromStdString(scheme.latest().name), latest);
+    // The limits themselves parse, and every bound the engine would bind for them has a
+    // four-digit year, in the zone and in UTC.
+    static const QRegularExpression iso(QStringLiteral("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d[+-Z]"));
+    for (const QString &limit : {earliest, latest}) {
+        const auto p = scheme.parse(limit.toStdString());
+        QVERIFY2(p.ok(), why(p).c_str());
+        QCOMPARE(QString::fromStdString(p->name), limit);
+        for (const Partition &q : {scheme.previous(*p), *p, scheme.next(*p)}) {
+            for (const QDateTime &t : {q.start, q.end}) {
+                QVERIFY2(iso.match(t.toString(Qt::ISODate)).hasMatch(), qPrintable(t.toString(Qt::ISODate) + " of " + limit));
+                QVERIFY2(iso.match(t.toUTC().toString(Qt::ISODate)).hasMatch(), qPrintable(t.toUTC().toString(Qt::ISODate)));
+            }
+            QVERIFY(!q.startText().empty() && !q.endText().empty());
+        }
+    }
+    for (const QString &name : refused) {
+        const auto r = scheme.parse(name.toStdString());
+        QVERIFY2(!r.ok(), qPrintable(name));
+        QCOMPARE(r.error().kind, reprint::warehouse::ErrorKind::Usage);
+        const QString message = QString::fromStdString(r.error().message);
+        const bool early = name < earliest;
+        QVERIFY2(message.startsWith("'" + name + "' is " + (early ? "before the first " : "past the last ")
+                                    + toString(Grain(grain)) + " partition Reprint can express, " + (early ? earliest : latest)),
+                 qPrintable(message));
+        QVERIFY2(message.contains("0001 to 9999"), qPrintable(message));
+        QCOMPARE(QString::fromStdString(r.error().hint),
+                 QString("Name a%1 %2 from %3 to %4; nothing was changed.")
+                     .arg(Grain(grain) == Grain::Hour ? "n" : "", toString(Grain(grain)), earliest, latest));
+    }
 }
 
 void TestPartition::invalidTimezone()

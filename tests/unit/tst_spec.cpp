@@ -93,6 +93,7 @@ private Q_SLOTS:
     void targetNames();
     void errors_data();
     void errors();
+    void closedQuotesAreNoError();
     void pathAsGiven();
     void missingSpecFile();
     void demoSpecLoads();
@@ -274,6 +275,16 @@ void TestSpec::errors_data()
     QTest::newRow("yaml bad indentation")
         << QByteArray("models:\n  - name: fct\n   target: x\n")
         << "3:4: YAML syntax error: end of sequence not found";
+    // yaml-cpp reads a quote that is never closed as a string running to the end of the
+    // file, which then seems to lack the keys after it: the quote itself is at fault.
+    const QString unclosed = "YAML syntax error: the %1 here opens a quoted string that is never closed (it runs to the end "
+                             "of the file); add the closing %1 where the value ends";
+    QTest::newRow("unclosed double quote") << withLine(2, "  - name: \"fct") << "2:11: " + unclosed.arg('"');
+    QTest::newRow("unclosed single quote") << withLine(3, "    target: 'analytics.fct") << "3:13: " + unclosed.arg('\'');
+    QTest::newRow("unclosed quote in the last value") << withLine(6, "    transform: \"t.sql") << "6:16: " + unclosed.arg('"');
+    QTest::newRow("unclosed quote at the top") << QByteArray("warehouse: \"service=x\n" + kBase)
+                                               << "1:12: " + unclosed.arg('"');
+    QTest::newRow("unclosed quote of a key") << QByteArray("\"models:\n  - name: fct\n") << "1:1: " + unclosed.arg('"');
     QTest::newRow("empty file") << QByteArray("")
                                 << "1:1: the spec is empty (expected a mapping with a 'models' list, and optionally "
                                    "'warehouse')";
@@ -431,6 +442,21 @@ void TestSpec::errors()
     QCOMPARE(spec.error().kind, reprint::warehouse::ErrorKind::Spec);
     QCOMPARE(QString::fromStdString(spec.error().message),
              QString::fromStdString(path) + ":" + QString(message).replace("%DIR%", dir.root()));
+}
+
+void TestSpec::closedQuotesAreNoError()
+{
+    SpecDir dir;
+    const auto spec = loadSpec(dir.spec("warehouse: \"service=\n  analytics\"   # a folded string; don't mind this quote\n"
+                                        "models:\n"
+                                        "  - name: \"fct\"\n"
+                                        "    target: 'analytics.fct'\n"
+                                        "    partition: { column: '\"order''s date\"', grain: 'day' }\n"
+                                        "    key: [\"id\"]\n"
+                                        "    transform: \"t.sql\" # it's here\n"));
+    QVERIFY2(spec.ok(), why(spec).c_str());
+    QCOMPARE(spec->warehouse, std::string("service= analytics"));
+    QCOMPARE(spec->models.front().partitionColumn, std::string("order's date"));
 }
 
 void TestSpec::pathAsGiven()

@@ -1,0 +1,127 @@
+# Writes reprint's bash completion from its help, at build time:
+#
+#   cmake -DPROGRAM=<reprint> -DTEMPLATE=reprint.bash.in -DOUTPUT=<file> -P completion.cmake
+#
+# The commands are the entries of `reprint --help`'s "commands:" section. A command's
+# options are the ones its own `reprint CMD --help` names; when that help has no option
+# list of its own (only a usage line), the "common options:" of the main help apply too.
+# An option followed by a placeholder takes a value; the placeholder says which kind:
+#   S -> a spec file (*.yaml, *.yml), FILE... -> any file, D/DIR -> a directory,
+#   M -> a model of the spec given on the line, a|b|c (lower case) -> those words.
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var PROGRAM TEMPLATE OUTPUT)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "completion.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+set(ENV{HOME} "~")
+set(ENV{LC_ALL} C.UTF-8)
+set(ENV{ASAN_OPTIONS} "detect_leaks=0")  # a sanitizer build (dev preset) runs them too
+
+function(_help out)
+  execute_process(COMMAND "${PROGRAM}" ${ARGN}
+                  OUTPUT_VARIABLE text ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR text STREQUAL "")
+    string(JOIN " " args ${ARGN})
+    message(FATAL_ERROR "completion.cmake: `${PROGRAM} ${args}` did not print its help (exit ${rc}):\n${err}\n"
+                        "The bash completion is made from that output; fix the program's --help first.")
+  endif()
+  # Brackets and semicolons would split CMake lists in the wrong places.
+  string(REPLACE ";" " " text "${text}")
+  string(REPLACE "[" " " text "${text}")
+  string(REPLACE "]" " " text "${text}")
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# _options(<text>): sets OPTS (every option named) and, for each option that takes a
+# value, KIND_<option> (first placeholder wins) in the caller.
+macro(_options text)
+  set(OPTS "")
+  string(REPLACE "\n" ";" _lines "${text}")
+  foreach(_line IN LISTS _lines)
+    string(REGEX MATCHALL "(^|[ |,(])--?[a-zA-Z][a-zA-Z0-9-]*( <?[^ |,<-][^ ,]*)?" _found "${_line}")
+    foreach(_m IN LISTS _found)
+      string(REGEX MATCH "(--?[a-zA-Z][a-zA-Z0-9-]*)( <?([^ ,>]+)>?)?$" _ "${_m}")
+      set(_opt "${CMAKE_MATCH_1}")
+      set(_ph "${CMAKE_MATCH_3}")
+      list(APPEND OPTS "${_opt}")
+      string(MAKE_C_IDENTIFIER "${_opt}" _id)
+      if(NOT _ph STREQUAL "" AND NOT DEFINED KIND_${_id})
+        if(_ph STREQUAL "S")
+          set(KIND_${_id} "_reprint_files '*.yaml' '*.yml'")
+        elseif(_ph MATCHES "^FILE")
+          set(KIND_${_id} "_reprint_files")
+        elseif(_ph MATCHES "^(D|DIR)$")
+          set(KIND_${_id} "_reprint_dirs")
+        elseif(_ph STREQUAL "M")
+          set(KIND_${_id} "_reprint_models")
+        elseif(_ph MATCHES "^[a-z]+(\\|[a-z]+)+$")
+          string(REPLACE "|" " " _words "${_ph}")
+          set(KIND_${_id} "_reprint_words '${_words}'")
+        else()
+          set(KIND_${_id} ":")
+        endif()
+        list(APPEND VALUED_ALL "${_opt}")
+      endif()
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES OPTS)
+endmacro()
+
+_help(main --help)
+string(REPLACE "\n" ";" mainLines "${main}")
+set(commands "")
+set(inCommands FALSE)
+set(common "")
+foreach(line IN LISTS mainLines)
+  if(line MATCHES "^[^ ].*:$")
+    set(inCommands FALSE)
+    if(line MATCHES "^[Cc]ommands:$")
+      set(inCommands TRUE)
+    endif()
+  elseif(inCommands AND line MATCHES "^  ([a-z][a-z0-9-]*)( |$)")
+    list(APPEND commands "${CMAKE_MATCH_1}")
+  elseif(line MATCHES "^common options: (.*)$")
+    set(common "${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+if(commands STREQUAL "")
+  message(FATAL_ERROR "completion.cmake: `${PROGRAM} --help` lists no commands under \"commands:\"; "
+                      "the completion reads them from there.")
+endif()
+set(VALUED_ALL "")
+_options("${common}")
+set(commonOpts "${OPTS}")
+
+set(cases "")
+foreach(command IN LISTS commands)
+  _help(sub ${command} --help)
+  _options("${sub}")
+  if(NOT sub MATCHES "\n[Oo]ptions:")
+    list(APPEND OPTS ${commonOpts} --help)
+  endif()
+  list(REMOVE_DUPLICATES OPTS)
+  set(valued "")
+  foreach(o IN LISTS OPTS)
+    string(MAKE_C_IDENTIFIER "${o}" id)
+    if(DEFINED KIND_${id})
+      list(APPEND valued "${o}")
+    endif()
+  endforeach()
+  list(JOIN OPTS " " optsText)
+  list(JOIN valued " " valuedText)
+  string(APPEND cases "        ${command}) options='${optsText}' valued='${valuedText}' ;;\n")
+endforeach()
+
+list(REMOVE_DUPLICATES VALUED_ALL)
+set(values "")
+foreach(o IN LISTS VALUED_ALL)
+  string(MAKE_C_IDENTIFIER "${o}" id)
+  string(APPEND values "            ${o}) ${KIND_${id}} ;;\n")
+endforeach()
+
+list(JOIN commands " " REPRINT_COMMANDS)
+string(REGEX REPLACE "\n$" "" REPRINT_COMMAND_CASES "${cases}")
+string(REGEX REPLACE "\n$" "" REPRINT_VALUE_CASES "${values}")
+configure_file("${TEMPLATE}" "${OUTPUT}" @ONLY)

@@ -1,0 +1,283 @@
+// Reliability: the holes a hostile tester found, each as a regression test through the
+// `reprint` CLI on copies of the demo warehouse. Data the demo does not cover lives in a
+// model of its own (`odd`): columns named n, o and key, a float measure, keys that repeat.
+#include "backfillfixture.h"
+
+#include <QJsonArray>
+#include <QProcess>
+
+#include <csignal>
+
+using namespace reprint;
+using namespace reprint::test;
+using warehouse::args;
+
+namespace {
+
+// The odd model: target odd.t and source odd.src with the same columns, three days of
+// 2026-01. Day 2's float measure `o` holds 1e16, 1, -1e16 in different physical orders in
+// the target and the source, so that a float sum depends on row order.
+const char *kOddTables = R"sql(
+CREATE SCHEMA odd;
+CREATE TABLE odd.src (id int, n int, o float8, "key" text, day date);
+CREATE TABLE odd.t (id int, n int, o float8, "key" text, day date);
+INSERT INTO odd.src VALUES
+  (1, 10, 1.5, 'a', '2026-01-01'), (2, 20, 2.5, 'b', '2026-01-01'),
+  (3, 30, 1e16, 'c', '2026-01-02'), (4, 40, 1, 'd', '2026-01-02'), (5, 50, -1e16, 'e', '2026-01-02'),
+  (6, 60, 4, 'f', '2026-01-03'), (7, 70, 5, 'g', '2026-01-03');
+INSERT INTO odd.t VALUES
+  (1, 10, 1.5, 'a', '2026-01-01'), (2, 20, 2.5, 'b', '2026-01-01'), (2, 21, 2.5, 'b', '2026-01-01'),
+  (3, 30, 1e16, 'c', '2026-01-02'), (5, 50, -1e16, 'e', '2026-01-02'), (4, 40, 1, 'd', '2026-01-02'),
+  (6, 60, 4, 'f', '2026-01-03'), (7, 71, 5, 'g', '2026-01-03');
+)sql";
+
+// A spec of the odd model alone, whose warehouse is `db`, so that every command it
+// prints runs as printed (no --db). `check` is an extra check's SQL, if any.
+QString oddSpec(QTemporaryDir &dir, const std::string &db, const QString &check = {})
+{
+    auto write = [&](const QString &name, const QString &text) {
+        QFile f(dir.filePath(name));
+        f.open(QIODevice::WriteOnly);
+        f.write(text.toUtf8());
+    };
+    write(QStringLiteral("odd.sql"),
+          QStringLiteral("SELECT s.id, s.n, s.o, s.\"key\", s.day FROM odd.src AS s WHERE s.day >= :start AND s.day < :end\n"));
+    QString yaml = QStringLiteral("warehouse: \"%1\"\nmodels:\n  - name: odd\n    target: odd.t\n"
+                                  "    partition: { column: day, grain: day, timezone: UTC }\n    key: [id]\n"
+                                  "    measures: [o, n]\n    transform: odd.sql\n    publish: replace\n")
+                       .arg(QString::fromStdString(db));
+    if (!check.isEmpty()) {
+        write(QStringLiteral("check.sql"), check);
+        yaml += QStringLiteral("    checks:\n      - name: n matches source\n        measure: n\n        source: check.sql\n");
+    }
+    write(QStringLiteral("odd.yaml"), yaml);
+    return dir.filePath(QStringLiteral("odd.yaml"));
+}
+
+std::string oddCopy(const std::string &name)
+{
+    const std::string db = test::demoCopy(name);
+    auto r = test::execute(db, kOddTables);
+    if (!r)
+        qWarning("odd tables: %s", r.error().message.c_str());
+    return db;
+}
+
+QStringList oddArgs(const QString &command, const QString &spec)
+{
+    return {command, QStringLiteral("--spec"), spec};
+}
+
+ProcessResult oddBackfill(const QString &spec, const QString &from = QStringLiteral("2026-01-01"),
+                          const QString &to = QStringLiteral("2026-01-03"))
+{
+    return test::runReprint(oddArgs(QStringLiteral("backfill"), spec) << QStringLiteral("--model") << QStringLiteral("odd")
+                                                                       << QStringLiteral("--from") << from << QStringLiteral("--to") << to);
+}
+
+// Every `reprint ...` command quoted in `text`, split into arguments (paths have no spaces here).
+QList<QStringList> commandsIn(const QString &text)
+{
+    QList<QStringList> out;
+    static const QRegularExpression quoted(QStringLiteral("`(reprint [^`]+)`"));
+    for (auto it = quoted.globalMatch(text); it.hasNext();) {
+        QStringList words = it.next().captured(1).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        words.removeFirst();
+        out.append(words);
+    }
+    return out;
+}
+
+} // namespace
+
+class TestReliability : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(QFile::exists(demoSpec()), "the demo fixture did not write its spec");
+    }
+
+    // Columns named n, o and key no longer clash with the row diff's SQL; a key the target
+    // repeats is paired, not fanned out, and said; float totals do not depend on row order,
+    // and the review says which measures are floating point.
+    void oddColumnsRepeatedOldKeysAndFloatMeasures()
+    {
+        const std::string db = oddCopy("rel_odd");
+        QTemporaryDir dir;
+        const QString spec = oddSpec(dir, db);
+        auto bf = oddBackfill(spec);
+        QVERIFY2(bf.exitCode == 0, qPrintable(bf.err));
+        const long long id = backfillIdFrom(bf);
+        QVERIFY(id > 0);
+        auto review = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << QString::number(id) << QStringLiteral("--format")
+                                                                              << QStringLiteral("json"));
+        QVERIFY2(review.exitCode == 0, qPrintable(review.err));
+        const QJsonObject r = json(review);
+        QCOMPARE(r.value(QStringLiteral("float_measures")).toArray(), QJsonArray{QStringLiteral("o")});
+        const std::string exact = scalar(db, "SELECT sum(o::numeric)::text FROM odd.src WHERE day = '2026-01-02'");
+        QCOMPARE(exact, std::string("1"));
+        bool sawDay2 = false;
+        for (const QJsonValue &p : r.value(QStringLiteral("partitions")).toArray()) {
+            const QJsonObject part = p.toObject();
+            if (part.value(QStringLiteral("partition")).toString() != QLatin1String("2026-01-02"))
+                continue;
+            sawDay2 = true;
+            const QJsonObject o = part.value(QStringLiteral("measures")).toObject().value(QStringLiteral("o")).toObject();
+            QCOMPARE(o.value(QStringLiteral("old")).toVariant().toString().toStdString(), exact);
+            QCOMPARE(o.value(QStringLiteral("new")).toVariant().toString().toStdString(), exact);
+            QCOMPARE(o.value(QStringLiteral("verdict")).toString(), QStringLiteral("unchanged"));
+        }
+        QVERIFY(sawDay2);
+
+        auto rows = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << QString::number(id) << QStringLiteral("--rows")
+                                                                            << QStringLiteral("2026-01-01") << QStringLiteral("--format")
+                                                                            << QStringLiteral("json"));
+        QVERIFY2(rows.exitCode == 0, qPrintable(rows.err));
+        const QJsonObject d = json(rows);
+        // The target holds id 2 twice, the stage once: one row paired, one removed, none multiplied.
+        QCOMPARE(d.value(QStringLiteral("old_repeats")).toInt(), 1);
+        QCOMPARE(d.value(QStringLiteral("new_repeats")).toInt(), 0);
+        QCOMPARE(d.value(QStringLiteral("removed")).toInt(), 1);
+        QCOMPARE(d.value(QStringLiteral("added")).toInt(), 0);
+        QCOMPARE(d.value(QStringLiteral("changed")).toInt(), 0);
+        auto table = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << QString::number(id) << QStringLiteral("--rows")
+                                                                             << QStringLiteral("2026-01-01"));
+        QVERIFY2(table.out.contains(QStringLiteral("the key repeats")), qPrintable(table.out));
+        qInfo("odd columns n/o/key diffed; old side repeats %d; float totals exact", d.value(QStringLiteral("old_repeats")).toInt());
+    }
+
+    // A transform that emits a key twice is refused at staging, naming the key and the
+    // partition; the backfill is failed (not staging) with its error stored, its claim let
+    // go at once, and the target untouched.
+    void repeatedNewKeysAreRefusedAtStaging()
+    {
+        const std::string db = oddCopy("rel_dupkeys");
+        QVERIFY(test::execute(db, "INSERT INTO odd.src VALUES (6, 61, 4, 'f2', '2026-01-03')").ok());
+        const std::string before = scalar(db, "SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) FROM odd.t t");
+        QTemporaryDir dir;
+        const QString spec = oddSpec(dir, db);
+        auto bf = oddBackfill(spec);
+        QCOMPARE(bf.exitCode, 1);
+        QVERIFY2(bf.err.contains(QStringLiteral("more than once in partition 2026-01-03")), qPrintable(bf.err));
+        QVERIFY2(bf.err.contains(QStringLiteral("key id = (6)")), qPrintable(bf.err));
+        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("failed"));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.claims WHERE lease_expires > now()"), std::string("0"));
+        QCOMPARE(scalar(db, "SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) FROM odd.t t"), before);
+    }
+
+    // A check that cannot run (it returns text) used to leave the backfill `staging` with
+    // no error and its claim held for the lease. Now it is failed with the error stored, and
+    // the printed abandon runs as printed and frees the window at once.
+    void failingCheckNeverLeavesAZombie()
+    {
+        const std::string db = oddCopy("rel_zombie");
+        QTemporaryDir dir;
+        const QString spec = oddSpec(dir, db,
+                                     QStringLiteral("SELECT c.day::timestamptz AS partition, c.\"key\" AS value FROM odd.src AS c "
+                                                    "WHERE c.day >= :start AND c.day < :end\n"));
+        auto bf = oddBackfill(spec);
+        QVERIFY2(bf.exitCode != 0, qPrintable(bf.err));
+        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("failed"));
+        QVERIFY(scalar(db, "SELECT coalesce(error, '') FROM reprint.backfills") != "");
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.claims WHERE lease_expires > now()"), std::string("0"));
+        const QList<QStringList> hints = commandsIn(bf.err);
+        QStringList abandon;
+        for (const QStringList &c : hints)
+            if (c.first() == QLatin1String("abandon"))
+                abandon = c;
+        QVERIFY2(!abandon.isEmpty(), qPrintable(bf.err));
+        QVERIFY2(abandon.contains(QStringLiteral("--spec")), qPrintable(abandon.join(QLatin1Char(' '))));
+        auto freed = test::runReprint(abandon);
+        QVERIFY2(freed.exitCode == 0, qPrintable(freed.err));
+        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("abandoned"));
+        qInfo("ran as printed: reprint %s", qPrintable(abandon.join(QLatin1Char(' '))));
+    }
+
+    // Every command a failed validation suggests runs as printed (the spec path included):
+    // the narrow demo window names the wider one and the abandon that frees it.
+    void hintsOfAFailedValidationRunAsPrinted()
+    {
+        const std::string db = test::demoCopy("rel_hints");
+        QTemporaryDir dir;
+        const QString spec = specCopy(dir, [&](QString &yaml) {
+            yaml.replace(QRegularExpression(QStringLiteral("^warehouse: .*$"), QRegularExpression::MultilineOption),
+                         QStringLiteral("warehouse: \"%1\"").arg(QString::fromStdString(db)));
+        });
+        auto bf = test::runReprint(oddArgs(QStringLiteral("backfill"), spec) << QStringLiteral("--model") << QStringLiteral("fct_order_lines")
+                                                                              << QStringLiteral("--from") << QStringLiteral("2026-03-10")
+                                                                              << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
+        QCOMPARE(bf.exitCode, 3);
+        const QList<QStringList> hints = commandsIn(bf.err + bf.out);
+        QVERIFY2(!hints.isEmpty(), qPrintable(bf.err));
+        int ran = 0;
+        for (QStringList c : hints) {
+            QVERIFY2(c.contains(QStringLiteral("--spec")), qPrintable(c.join(QLatin1Char(' '))));
+            // Publishing with --override is one of the ways out, not a command to run here.
+            if (c.first() != QLatin1String("abandon") && c.first() != QLatin1String("diff"))
+                continue;
+            auto r = test::runReprint(c);
+            QVERIFY2(r.exitCode == 0, qPrintable(c.join(QLatin1Char(' ')) + QStringLiteral(": ") + r.err));
+            ++ran;
+        }
+        QVERIFY(ran > 0);
+        qInfo("%lld commands printed, %d run as printed", static_cast<long long>(hints.size()), ran);
+    }
+
+    // `status` without --from/--to shows the latest 31 partitions that hold data and says so.
+    void statusWithoutAWindowShowsTheLatestPartitions()
+    {
+        const std::string db = test::demoCopy("rel_status");
+        auto st = test::runReprint(base(QStringLiteral("status"), db) << QStringLiteral("--model")
+                                                                                                << QStringLiteral("fct_order_lines")
+                                                                                                << QStringLiteral("--format")
+                                                                                                << QStringLiteral("json"));
+        QVERIFY2(st.exitCode == 0, qPrintable(st.err));
+        const QJsonArray parts = json(st).value(QStringLiteral("partitions")).toArray();
+        QCOMPARE(parts.size(), 31);
+        const std::string newest = scalar(db, "SELECT max(order_date)::text FROM analytics.fct_order_lines");
+        QCOMPARE(parts.last().toObject().value(QStringLiteral("partition")).toString().toStdString(), newest);
+        QVERIFY2(st.err.contains(QStringLiteral("showing the latest 31 partitions")), qPrintable(st.err));
+    }
+
+    // A backfill whose process was stopped past its lease, while another backfill took the
+    // window over, sees that it lost its claim when it runs again: exit 4, never "staged".
+    void claimTakenOverWhileStoppedIsNoticed()
+    {
+        const std::string db = test::demoCopy("rel_lost_claim");
+        QTemporaryDir dir;
+        const QString spec = slowSpec(dir, 0.6);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("3"));
+        const QStringList backfill = base(QStringLiteral("backfill"), db, spec)
+                                     << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                     << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14");
+        QProcess a;
+        a.setProcessEnvironment(env);
+        a.start(test::reprintBinary(), backfill);
+        QVERIFY(a.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") == "1", 30000);
+        ::kill(static_cast<pid_t>(a.processId()), SIGSTOP);
+        QTest::qWait(5000);
+        QProcess b;
+        b.setProcessEnvironment(env);
+        b.start(test::reprintBinary(), backfill);
+        QVERIFY(b.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfills WHERE id > 1") == "1", 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.claims WHERE backfill_id > 1") == "1", 30000);
+        ::kill(static_cast<pid_t>(a.processId()), SIGCONT);
+        QVERIFY(a.waitForFinished(60000));
+        const QString aErr = QString::fromUtf8(a.readAllStandardError());
+        QVERIFY2(a.exitCode() == 4, qPrintable(aErr));
+        QVERIFY2(aErr.contains(QStringLiteral("lost its claim")), qPrintable(aErr));
+        QVERIFY2(!aErr.contains(QStringLiteral("then publish")), qPrintable(aErr));
+        QVERIFY(b.waitForFinished(120000));
+        QVERIFY2(b.exitCode() == 0, qPrintable(QString::fromUtf8(b.readAllStandardError())));
+        QCOMPARE(scalar(db, "SELECT string_agg(id || ' ' || status, ', ' ORDER BY id) FROM reprint.backfills"),
+                 std::string("1 failed, 2 staged"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReliability)
+#include "tst_reliability.moc"
