@@ -50,7 +50,6 @@ std::string quoteLiteral(const std::string &text);
 // 2026-03-10T14:02:03Z, as `reprint history` prints. infinity stays 'infinity'.
 inline std::string utcTimeText(const std::string &expression)
 {
-    return expression + "::text";
     std::string sql = "CASE WHEN isfinite(";
     sql += expression;
     sql += ") THEN to_char(";
