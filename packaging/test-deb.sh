@@ -17,6 +17,7 @@
 # or REPRINT_DEB_MIRROR / REPRINT_DEB_SECURITY_MIRROR). The clean root is made once and
 # kept, with apt's downloads, under REPRINT_DEB_CACHE (default /var/tmp/reprint-deb-test),
 # so a second run only copies it. Remove that directory to start from a new debootstrap.
+# Each run's copy lives on a tmpfs (4 GB at most; REPRINT_DEB_TMPFS=0 puts it on disk).
 set -Eeuo pipefail
 
 usage() { sed -n '8,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit "${1:-1}"; }
@@ -90,8 +91,8 @@ in_root() {
     TERM=dumb DEBIAN_FRONTEND=noninteractive XDG_RUNTIME_DIR=/tmp/runtime-root "$@"
 }
 
-MOUNTS=(proc dev/pts dev/shm var/cache/apt/archives)
-release_root() {
+MOUNTS=(. proc dev/pts dev/shm var/cache/apt/archives)  # ".": the root itself, when on tmpfs
+release_root() {  # [keep]: leave the root's own tmpfs mounted (--keep)
   # Processes still running inside the test root are ours (a demo server left by a failed
   # step): stop them, by process id, before unmounting.
   local pids=() p
@@ -106,6 +107,7 @@ release_root() {
   fi
   local i
   for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
+    [ "${1:-}" = keep ] && [ "${MOUNTS[i]}" = . ] && continue
     if mountpoint -q "$ROOT/${MOUNTS[i]}" 2>/dev/null; then
       umount "$ROOT/${MOUNTS[i]}" 2>/dev/null || umount -l "$ROOT/${MOUNTS[i]}" ||
         echo "test-deb: could not unmount $ROOT/${MOUNTS[i]}; unmount it by hand before removing $ROOT" >&2
@@ -131,8 +133,12 @@ on_exit() {
     echo "test-deb: interrupted${CURRENT_STEP:+ in step '$CURRENT_STEP'}" >&2
   fi
   if [ "$KEEP" -eq 1 ] && [ -d "$ROOT" ]; then
-    release_root
-    echo "test-deb: kept the test root $ROOT (--keep)"
+    release_root keep
+    if mountpoint -q "$ROOT"; then
+      echo "test-deb: kept the test root $ROOT (--keep; a tmpfs: \`umount $ROOT\` frees it, the next run does too)"
+    else
+      echo "test-deb: kept the test root $ROOT (--keep)"
+    fi
   elif [ -d "$ROOT" ]; then
     local t0; t0=$(now)
     remove_root
@@ -183,7 +189,15 @@ step_base() {
 step_root() {
   [ -d "$ROOT" ] && remove_root
   [ ! -e "$ROOT" ] || die "$ROOT is left from an earlier run and could not be removed" "Unmount what is mounted under it, then remove it."
-  cp -a "$BASE" "$ROOT"
+  mkdir -p "$ROOT"
+  # In memory unless REPRINT_DEB_TMPFS=0: what the test writes (the packages, two demo
+  # clusters) never waits for the disk, and removing it is an unmount.
+  if [ "${REPRINT_DEB_TMPFS:-1}" != 0 ] && mount -t tmpfs -o size=4g,mode=755 tmpfs "$ROOT"; then
+    echo "test root on tmpfs: $ROOT"
+  else
+    echo "test root on disk: $ROOT"
+  fi
+  cp -a "$BASE/." "$ROOT/"
   mount -t proc proc "$ROOT/proc"
   mount -t devpts -o newinstance,ptmxmode=0666 devpts "$ROOT/dev/pts"
   mount -t tmpfs -o mode=1777 tmpfs "$ROOT/dev/shm"  # PostgreSQL's shared memory
