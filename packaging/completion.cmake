@@ -10,24 +10,15 @@
 #   M -> a model of the spec given on the line, a|b|c (lower case) -> those words.
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var PROGRAM TEMPLATE OUTPUT)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
-    message(FATAL_ERROR "completion.cmake: -D${var}=... is required")
-  endif()
-endforeach()
-set(ENV{HOME} "~")
-set(ENV{LC_ALL} C.UTF-8)
-set(ENV{ASAN_OPTIONS} "detect_leaks=0")  # a sanitizer build (dev preset) runs them too
+set(SCRIPT completion.cmake)
+set(MADE "bash completion")
+include(${CMAKE_CURRENT_LIST_DIR}/helptext.cmake)
+help_require(PROGRAM TEMPLATE OUTPUT)
 
+# _help(<out> <args...>): the help text, with brackets and semicolons blanked: they would
+# split CMake lists in the wrong places.
 function(_help out)
-  execute_process(COMMAND "${PROGRAM}" ${ARGN}
-                  OUTPUT_VARIABLE text ERROR_VARIABLE err RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0 OR text STREQUAL "")
-    string(JOIN " " args ${ARGN})
-    message(FATAL_ERROR "completion.cmake: `${PROGRAM} ${args}` did not print its help (exit ${rc}):\n${err}\n"
-                        "The bash completion is made from that output; fix the program's --help first.")
-  endif()
-  # Brackets and semicolons would split CMake lists in the wrong places.
+  help_text(text ${ARGN})
   string(REPLACE ";" " " text "${text}")
   string(REPLACE "[" " " text "${text}")
   string(REPLACE "]" " " text "${text}")

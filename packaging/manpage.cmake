@@ -14,15 +14,14 @@
 # With SUBCOMMANDS, each entry of the COMMANDS section is also asked `NAME CMD --help`:
 # its usage line becomes the entry's term and its own option list is nested under it.
 #
-# The program runs on Qt's offscreen platform, with HOME=~ so that defaults derived from
-# the home directory read as "~/..." rather than the builder's home.
+# The program runs on Qt's offscreen platform (helptext.cmake sets the rest of its
+# environment).
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var PROGRAM NAME SUMMARY VERSION OUTPUT)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
-    message(FATAL_ERROR "manpage.cmake: -D${var}=... is required")
-  endif()
-endforeach()
+set(SCRIPT manpage.cmake)
+set(MADE "man page")
+include(${CMAKE_CURRENT_LIST_DIR}/helptext.cmake)
+help_require(PROGRAM NAME SUMMARY VERSION OUTPUT)
 
 get_filename_component(_work "${OUTPUT}" DIRECTORY)
 set(_runtime "${_work}/manpage-runtime")
@@ -30,10 +29,7 @@ file(MAKE_DIRECTORY "${_runtime}")
 file(CHMOD "${_runtime}" DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 set(ENV{QT_QPA_PLATFORM} offscreen)
 set(ENV{XDG_RUNTIME_DIR} "${_runtime}")
-set(ENV{HOME} "~")
 unset(ENV{XDG_DATA_HOME})
-set(ENV{LC_ALL} C.UTF-8)
-set(ENV{ASAN_OPTIONS} "detect_leaks=0")  # a sanitizer build (dev preset) runs them too
 
 string(ASCII 1 _B)
 string(ASCII 2 _I)
@@ -42,18 +38,6 @@ string(ASCII 4 _SEMI)
 string(ASCII 5 _OPEN)
 string(ASCII 6 _CLOSE)
 
-# _help(<out> <args...>): the program's help text; a failure stops the build with the
-# program's own words.
-function(_help out)
-  execute_process(COMMAND "${PROGRAM}" ${ARGN}
-                  OUTPUT_VARIABLE text ERROR_VARIABLE err RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0 OR text STREQUAL "")
-    string(JOIN " " args ${ARGN})
-    message(FATAL_ERROR "manpage.cmake: `${PROGRAM} ${args}` did not print its help (exit ${rc}):\n${err}\n"
-                        "The man page is made from that output; fix the program's --help first.")
-  endif()
-  set(${out} "${text}" PARENT_SCOPE)
-endfunction()
 
 # _roff(<out> <text>): one line of help as roff: options bold, <placeholders> italic.
 function(_roff out text)
@@ -197,7 +181,7 @@ function(_entry out section term text)
       string(APPEND synopsis " ${text}")
       set(text "")
     endif()
-    _help(subHelp ${command} --help)
+    help_text(subHelp ${command} --help)
     _parse(sub "${subHelp}" TRUE)
     list(LENGTH sub_USAGE n)
     if(n GREATER 0)
@@ -225,7 +209,7 @@ function(_entry out section term text)
   set(${out} ".TP\n${termRoff}\n${textRoff}${nestedBody}" PARENT_SCOPE)
 endfunction()
 
-_help(mainHelp --help)
+help_text(mainHelp --help)
 _parse(main "${mainHelp}" FALSE)
 
 string(TOUPPER "${NAME}" upperName)

@@ -17,8 +17,6 @@
 #include <cmath>
 #include <vector>
 
-#include <cerrno>
-#include <csignal>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -267,11 +265,6 @@ Owner readOwner(const warehouse::LocalCluster &cluster)
     return o;
 }
 
-bool processAlive(pid_t pid)
-{
-    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
-}
-
 // "seed version X" out of a seed comment, or "" (a seed older than versions).
 std::string versionIn(const std::string &comment)
 {
@@ -313,13 +306,13 @@ Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(
     const bool running = existed && cluster.isRunning();
     if (running) {
         const Owner owner = readOwner(cluster);
-        if (owner.pid != ::getpid() && processAlive(owner.pid) && !options.share)
+        if (owner.pid != ::getpid() && warehouse::processRunning(owner.pid) && !options.share)
             return Error::make(ErrorKind::Usage,
                                "the demo cluster in " + cluster.dir() + " is in use: process " + std::to_string(owner.pid) + " ("
                                    + owner.person + ") started it " + owner.since + " and is still running",
                                "Start a demo of your own with --dir NEW_DIR (e.g. --dir /var/tmp/reprint-demo-mine), or add --share "
                                "to use this one anyway (your backfills would change its data).");
-        if (processAlive(owner.pid) && owner.pid != ::getpid())
+        if (warehouse::processRunning(owner.pid) && owner.pid != ::getpid())
             say("sharing the demo cluster that process " + std::to_string(owner.pid) + " (" + owner.person + ") started (--share)");
     }
     say(std::string(running ? "using the running demo cluster in " : existed ? "starting the demo cluster in " : "creating a PostgreSQL cluster in ")
@@ -395,14 +388,28 @@ Status stopDemo(const std::string &dir)
     return warehouse::LocalCluster(dir).stop();
 }
 
-std::string demoPerson()
+namespace {
+
+// This process's account name, or "uid N" when it has none.
+std::string accountName()
 {
     const passwd *pw = ::getpwuid(::geteuid());
-    const std::string account = pw ? pw->pw_name : "uid " + std::to_string(::geteuid());
+    return pw ? std::string(pw->pw_name) : "uid " + std::to_string(::geteuid());
+}
+
+// Under sudo as root, the person who asked ($SUDO_USER); else empty.
+std::string sudoPerson()
+{
     const QString sudo = qEnvironmentVariable("SUDO_USER");
-    if (::geteuid() == 0 && !sudo.isEmpty() && sudo != QLatin1String("root"))
-        return account + " (via sudo from " + sudo.toStdString() + ")";
-    return account;
+    return ::geteuid() == 0 && !sudo.isEmpty() && sudo != QLatin1String("root") ? sudo.toStdString() : std::string();
+}
+
+} // namespace
+
+std::string demoPerson()
+{
+    const std::string sudo = sudoPerson();
+    return sudo.empty() ? accountName() : accountName() + " (via sudo from " + sudo + ")";
 }
 
 std::string seedVersion()
@@ -429,9 +436,7 @@ std::string defaultDemoDir(std::string *why)
         const std::string blocked = warehouse::LocalCluster::reachability(dir, account);
         if (!blocked.empty()) {
             // One demo per person: under sudo, the person who asked, not root.
-            const QString sudo = qEnvironmentVariable("SUDO_USER");
-            const passwd *pw = ::getpwuid(::geteuid());
-            std::string person = !sudo.isEmpty() ? sudo.toStdString() : pw ? std::string(pw->pw_name) : std::to_string(::geteuid());
+            std::string person = sudoPerson().empty() ? accountName() : sudoPerson();
             for (char &ch : person)
                 if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.')
                     ch = '_';

@@ -3,6 +3,7 @@
 #include "migrations.h"
 #include "modelsql.h"
 #include "sqltext.h"
+#include "warehouse/localcluster.h"
 
 #include <QDateTime>
 #include <QCryptographicHash>
@@ -19,8 +20,6 @@
 #include <map>
 #include <set>
 #include <thread>
-#include <cerrno>
-#include <csignal>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -77,7 +76,7 @@ bool holderGone(const std::string &holder)
     const long pid = std::strtol(holder.c_str() + colon + 1, &end, 10);
     if (pid <= 0 || *end != '\0')
         return false;
-    return !(::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+    return !warehouse::processRunning(static_cast<pid_t>(pid));
 }
 
 Error conflict(std::string message, std::string hint)
@@ -493,6 +492,50 @@ Task<Result<std::shared_ptr<Engine::Session>>> Engine::openWindow(std::string mo
     co_return s;
 }
 
+namespace {
+
+// The names of the `count` partitions ending with the newest one of `sql`'s target that
+// holds rows, on a session of the model (its TimeZone is the model's, so a date or
+// timestamp column reads as a wall time there).
+Task<Result<std::pair<std::string, std::string>>> latestPartitions(warehouse::Connection &c, const ModelSql &sql, int count)
+{
+    auto newest = co_await c.query("SELECT extract(epoch FROM max(" + sql.column + ")::timestamptz)::bigint::text FROM " + sql.target);
+    if (!newest)
+        co_return newest.error();
+    const Value &last = newest->last().rows.front()[0];
+    if (!last)
+        co_return Error::make(ErrorKind::Data, sql.target + " holds no rows, so there is no latest partition of " + sql.model->name
+                                                   + " to show",
+                              "Name a window: --from P --to P.");
+    const PartitionScheme scheme = sql.model->scheme();
+    Partition first = scheme.containing(QDateTime::fromSecsSinceEpoch(std::stoll(*last), scheme.timezone()));
+    const std::string to = first.name;
+    for (int i = 1; i < count; ++i)
+        first = scheme.previous(first);
+    co_return std::pair{first.name, to};
+}
+
+} // namespace
+
+Task<Result<std::shared_ptr<Engine::Session>>> Engine::openLatestWindow(std::string modelName, CancelTokenPtr cancel)
+{
+    auto m = model(modelName);
+    if (!m)
+        co_return m.error();
+    auto s = co_await open(*m, std::move(cancel));
+    if (!s)
+        co_return s.error();
+    auto latest = co_await latestPartitions(*(*s)->conn, (*s)->sql, kLatestPartitions);
+    if (!latest)
+        co_return latest.error();
+    auto w = windowOf(**m, latest->first, latest->second);
+    if (!w)
+        co_return w.error();
+    (*s)->model = *m;
+    (*s)->window = std::move(*w);
+    co_return s;
+}
+
 Task<Result<int>> Engine::init()
 {
     auto conn = co_await connectTo(m_conninfo, nullptr, {});
@@ -504,35 +547,6 @@ Task<Result<int>> Engine::init()
     co_return outcome->toVersion;
 }
 
-Task<Result<std::pair<std::string, std::string>>> Engine::latestPartitions(std::string modelName, int count,
-                                                                          CancelTokenPtr cancel)
-{
-    auto m = model(modelName);
-    if (!m)
-        co_return m.error();
-    auto s = co_await open(*m, std::move(cancel));
-    if (!s)
-        co_return s.error();
-    auto &c = *(*s)->conn;
-    const ModelSql &sql = (*s)->sql;
-    // A date or timestamp column means a wall time in the model's zone.
-    auto newest = co_await c.query("SELECT set_config('TimeZone', $1, false), (SELECT extract(epoch FROM max(" + sql.column
-                                       + ")::timestamptz)::bigint::text FROM " + sql.target + ")",
-                                   args((*m)->timezone));
-    if (!newest)
-        co_return newest.error();
-    const Value &last = newest->last().rows.front()[1];
-    if (!last)
-        co_return Error::make(ErrorKind::Data, sql.target + " holds no rows, so there is no latest partition of " + modelName + " to show",
-                              "Name a window: --from P --to P.");
-    const PartitionScheme scheme = (*m)->scheme();
-    Partition first = scheme.containing(QDateTime::fromSecsSinceEpoch(std::stoll(*last), scheme.timezone()));
-    const std::string to = first.name;
-    for (int i = 1; i < count; ++i)
-        first = scheme.previous(first);
-    co_return std::pair{first.name, to};
-}
-
 Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::string from, std::string to,
                                                     CancelTokenPtr cancel)
 {
@@ -540,14 +554,12 @@ Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::
         co_return usage("status needs both --from and --to, or neither (then the latest " + std::to_string(kLatestPartitions)
                             + " partitions that hold data)",
                         "Give both, e.g. --from 2026-03-01 --to 2026-03-31.");
-    if (from.empty()) {
-        auto latest = co_await latestPartitions(modelName, kLatestPartitions, cancel);
-        if (!latest)
-            co_return latest.error();
-        from = latest->first;
-        to = latest->second;
-    }
-    auto s = co_await openWindow(modelName, from, to, cancel);
+    // No ?: inside co_await (GCC 12, see connectTo).
+    Result<std::shared_ptr<Session>> s = Error::make(ErrorKind::Internal, "no session");
+    if (from.empty())
+        s = co_await openLatestWindow(modelName, cancel);
+    else
+        s = co_await openWindow(modelName, from, to, cancel);
     if (!s)
         co_return s.error();
     auto &c = *(*s)->conn;

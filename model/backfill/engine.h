@@ -210,8 +210,6 @@ public:
     static constexpr int kLatestPartitions = 31;
     Task<Result<std::vector<StatusRow>>> status(std::string model, std::string from, std::string to,
                                                 CancelTokenPtr cancel = {});
-    // The names of the `count` partitions ending with the newest one that holds rows.
-    Task<Result<std::pair<std::string, std::string>>> latestPartitions(std::string model, int count, CancelTokenPtr cancel = {});
     Task<Result<RunOutcome>> run(std::string model, std::string partition, CancelTokenPtr cancel = {});
     Task<Result<BackfillOutcome>> backfill(BackfillRequest request, ProgressFn progress = {},
                                            CancelTokenPtr cancel = {});
@@ -245,6 +243,8 @@ private:
     // open() for the window [from, to] of model `modelName`; the session holds both.
     Task<Result<std::shared_ptr<Session>>> openWindow(std::string modelName, std::string from, std::string to,
                                                       CancelTokenPtr cancel);
+    // The same over the kLatestPartitions partitions ending with the newest that holds rows.
+    Task<Result<std::shared_ptr<Session>>> openLatestWindow(std::string modelName, CancelTokenPtr cancel);
 
     Spec m_spec;
     std::string m_conninfo;

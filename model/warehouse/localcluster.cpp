@@ -377,16 +377,11 @@ pid_t pidFromFile(const std::string &path)
     return static_cast<pid_t>(pid < 0 ? -pid : pid);
 }
 
-bool alive(pid_t pid)
-{
-    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
-}
-
 // Whether `pid` is a postgres process working in `dataDir`. Unknown cwd (no permission
 // to read it) counts as yes when the process is a postgres at all.
 bool isServerOf(pid_t pid, const std::string &dataDir)
 {
-    if (!alive(pid))
+    if (!processRunning(pid))
         return false;
     const std::string proc = "/proc/" + std::to_string(pid);
     if (trimmed(readFile(proc + "/comm")) != "postgres")
@@ -471,6 +466,11 @@ Error commandFailed(const std::string &what, const ProgramResult &r, const std::
 }
 
 } // namespace
+
+bool processRunning(pid_t pid)
+{
+    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+}
 
 LocalCluster::LocalCluster(std::string dir, int port)
     : m_dir(absolutePath(dir))

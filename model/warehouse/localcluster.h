@@ -30,6 +30,9 @@
 
 namespace reprint::warehouse {
 
+// True while process `pid` of this host runs (it may belong to another user).
+bool processRunning(pid_t pid);
+
 class LocalCluster {
 public:
     // `dir` is made absolute and created on start() if missing. `port` only names the

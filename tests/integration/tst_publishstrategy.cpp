@@ -100,6 +100,22 @@ std::string targetOfWindow(const std::string &db)
     return out;
 }
 
+// Starts `reprint publish ID --approve checked` in `proc` and returns once it waits for a
+// lock another session holds (the worst moment for a race), or false after 10 s.
+bool startPublishQueuedBehindALock(QProcess &proc, const std::string &db, const QString &spec, long long id)
+{
+    proc.start(test::reprintBinary(), base(QStringLiteral("publish"), db, spec) << QString::number(id) << QStringLiteral("--approve")
+                                                                                 << QStringLiteral("checked"));
+    if (!proc.waitForStarted())
+        return false;
+    return QTest::qWaitFor(
+        [&] {
+            return scalar(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'reprint' AND wait_event_type = 'Lock'")
+                   == "1";
+        },
+        10000);
+}
+
 // A transaction kept open on a connection of its own, holding whatever its statement locked.
 class HeldTransaction {
 public:
@@ -278,14 +294,7 @@ private Q_SLOTS:
             HeldTransaction writer(db, "UPDATE analytics.fct_order_lines SET revenue = revenue + 1000 WHERE order_line_id = " + line);
             QVERIFY(writer.ok());
             QProcess proc;
-            proc.start(test::reprintBinary(), base(QStringLiteral("publish"), db, spec) << QString::number(id) << QStringLiteral("--approve")
-                                                                                         << QStringLiteral("checked"));
-            QVERIFY(proc.waitForStarted());
-            // The worst moment: publish is queued behind the writer's lock.
-            QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'reprint' "
-                                                "AND wait_event_type = 'Lock'")
-                                         == "1",
-                                     10000);
+            QVERIFY(startPublishQueuedBehindALock(proc, db, spec, id));
             writer.end();
             QVERIFY(proc.waitForFinished(30000));
             pub.exitCode = proc.exitCode();
@@ -312,13 +321,7 @@ private Q_SLOTS:
             HeldTransaction writer(db, "SELECT 1 FROM analytics.fct_order_lines WHERE order_date = '2026-03-12' LIMIT 1 FOR UPDATE");
             QVERIFY(writer.ok());
             QProcess proc;
-            proc.start(test::reprintBinary(), base(QStringLiteral("publish"), db, spec) << QString::number(id) << QStringLiteral("--approve")
-                                                                                         << QStringLiteral("checked"));
-            QVERIFY(proc.waitForStarted());
-            QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'reprint' "
-                                                "AND wait_event_type = 'Lock'")
-                                         == "1",
-                                     10000);
+            QVERIFY(startPublishQueuedBehindALock(proc, db, spec, id));
             ::kill(static_cast<pid_t>(proc.processId()), SIGINT);
             QVERIFY(proc.waitForFinished(10000));
             QCOMPARE(proc.exitCode(), 5);
