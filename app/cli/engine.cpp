@@ -239,6 +239,9 @@ int engineCommand(const QString &command, const QStringList &arguments)
         options.leaseSeconds = lease;
         options.heartbeatSeconds = std::max(1, lease / 3);
     }
+    // How long a publish or undo waits for a lock before it gives up (default 5 s).
+    if (const int ms = qEnvironmentVariableIntValue("REPRINT_LOCK_TIMEOUT_MS"); ms > 0)
+        options.lockTimeoutMs = ms;
     Engine engine(*loaded, conninfo, options);
 
     long long id = 0;

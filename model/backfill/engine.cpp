@@ -208,7 +208,12 @@ Task<Result<CheckValues>> readChecksAtOnce(const std::string &conninfo, const Mo
         const Result<Reply> &r = run->replies[i];
         if (!r) {
             Error e = r.error();
-            e.message = "check '" + bc.check->name + "' (" + bc.check->sourceFile + ") failed: " + e.message;
+            const std::size_t begin = bc.sql.find("(\n");
+            const Error located = inSourceFile(e, bc.check->sourceName, bc.check->sql, bc.sql,
+                                               begin == std::string::npos ? begin : begin + 2);
+            e.message = "check '" + bc.check->name + "' "
+                        + (located.message != e.message ? "failed: " + located.message
+                                                        : "(" + bc.check->sourceFile + ") failed: " + e.message);
             co_return e;
         }
         auto &values = out[bc.check->name];
@@ -740,8 +745,9 @@ Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Parti
         if (r)
             r = co_await c.query("DELETE FROM " + run.stage + " AS s WHERE " + run.sql->inWindow("s"),
                                  args(run.sql->lowerValue(p), run.sql->upperValue(p)));
+        const std::string insert = run.sql->stageInsert(run.stage);
         if (r)
-            r = co_await c.query(run.sql->stageInsert(run.stage), args(p.startText(), p.endText()), kBounds);
+            r = co_await c.query(insert, args(p.startText(), p.endText()), kBounds);
         if (r) {
             const auto &set = r->last();
             rows = std::stoll(set.at(0, "rows").value_or("0"));
@@ -762,7 +768,8 @@ Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Parti
                                       "Fix the transform's filter on :start and :end (" + run.model->transformFile
                                           + "); nothing was staged for this partition.");
         } else {
-            failure = r.error();
+            failure = inSourceFile(r.error(), run.model->transformName, run.model->transformSql, insert,
+                                   insert.find(run.sql->transform));
         }
         if (!failure) {
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -1076,6 +1083,7 @@ struct PublishPlan {
     PublishStrategy strategy = PublishStrategy::Replace;
     const EngineOptions *options = nullptr;
     CancelTokenPtr cancel;      // a swap waiting for its lock gives up when it is cancelled
+    std::string retry;          // the command that tries again, e.g. `reprint publish 7 --approve NOTE`
 };
 
 // A physical partition of the target that is exactly one partition of the window.
@@ -1304,6 +1312,20 @@ Task<Result<PublishOutcome>> swapWindow(warehouse::Connection &c, const ModelSql
     }
 }
 
+// A replace whose delete or insert waited past lock_timeout for rows that another session
+// holds locked (an open UPDATE, SELECT ... FOR UPDATE) gives up: the caller rolls back.
+Error rowsLocked(Error e, const ModelSql &sql, const PublishPlan &plan)
+{
+    if (!isLockTimeout(e))
+        return e;
+    const std::string what = plan.auditAction == "run" ? "the run" : "backfill " + std::to_string(plan.id);
+    return conflict("could not replace " + windowText(plan.window->first(), plan.window->last()) + " of " + sql.target
+                        + ": another session held rows of it locked for more than " + std::to_string(plan.options->lockTimeoutMs)
+                        + " ms (lock timeout); nothing of " + what + " was published",
+                    "Publish again once that session has committed or rolled back"
+                        + (plan.retry.empty() ? std::string(".") : ": " + plan.retry + "."));
+}
+
 // Replaces the window's rows of the target with the stage's, inside the caller's open
 // transaction: archive (optional) and delete in one pass, insert, status, audit,
 // loads, claim released, stage dropped. The one publish path of runs and backfills.
@@ -1348,12 +1370,12 @@ Task<Result<PublishOutcome>> replaceWindow(warehouse::Connection &c, const Model
             r = co_await c.query("DELETE FROM " + sql.target + where, bounds);
         }
         if (!r)
-            co_return r.error();
+            co_return rowsLocked(r.error(), sql, plan);
         out.rowsReplaced = r->last().affectedRows;
         r = co_await c.query("INSERT INTO " + sql.target + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM "
                              + plan.stage);
         if (!r)
-            co_return r.error();
+            co_return rowsLocked(r.error(), sql, plan);
         out.rowsInserted = r->last().affectedRows;
     }
 
@@ -2103,6 +2125,7 @@ Task<Result<RunOutcome>> Engine::run(std::string modelName, std::string partitio
     plan.auditAction = "run";
     plan.strategy = m->publish;
     plan.options = &m_options;
+    plan.retry = "`reprint run --model " + modelName + " --partition " + partition + "`";
     auto published = co_await replaceWindow(c, sql, plan);
     if (published)
         r = co_await c.execute("COMMIT");
@@ -2346,6 +2369,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     plan.strategy = m.publish;
     plan.options = &options;
     plan.cancel = std::move(cancel);
+    plan.retry = "`reprint publish " + std::to_string(req.id) + " --approve NOTE`";
     co_return co_await replaceWindow(c, sql, plan);
 }
 

@@ -362,11 +362,12 @@ private:
         return true;
     }
 
-    bool sqlFile(const YAML::Node &node, const std::string &path, std::string *absolute, std::string *text)
+    bool sqlFile(const YAML::Node &node, const std::string &path, std::string *absolute, std::string *named, std::string *text)
     {
         std::string relative;
         if (!string(node, path, &relative))
             return false;
+        *named = relative;
         const QFileInfo info(QDir(m_dir), QString::fromStdString(relative));
         const QString file = QDir::cleanPath(info.absoluteFilePath());
         *absolute = file.toStdString();
@@ -439,7 +440,7 @@ private:
                         "'" + check->measure + "' is not a measure of " + model.name + " (expected one of "
                             + declared + ")");
         }
-        if (!sqlFile(e["source"].value, child(path, "source"), &check->sourceFile, &check->sql))
+        if (!sqlFile(e["source"].value, child(path, "source"), &check->sourceFile, &check->sourceName, &check->sql))
             return false;
         if (e.count("tolerance")) {
             const YAML::Node t = e["tolerance"].value;
@@ -491,7 +492,7 @@ private:
                                 "'rows' is always a measure (the row count); remove it from the list");
             }
         }
-        if (!sqlFile(e["transform"].value, child(path, "transform"), &model->transformFile, &model->transformSql))
+        if (!sqlFile(e["transform"].value, child(path, "transform"), &model->transformFile, &model->transformName, &model->transformSql))
             return false;
         if (e.count("depends_on")) {
             const YAML::Node deps = e["depends_on"].value;

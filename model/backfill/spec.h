@@ -28,6 +28,7 @@ struct Check {
     std::string name;
     std::string measure;      // a measure of the model, or "rows"
     std::string sourceFile;   // absolute path
+    std::string sourceName;   // as the spec names it (relative to the spec's directory), for messages
     std::string sql;          // its text: SELECT partition, value ... for [:start, :end)
     double tolerance = 0.0;   // relative; 0 means exact
 };
@@ -51,6 +52,7 @@ struct Model {
     std::vector<std::string> key;       // at least one column
     std::vector<std::string> measures;  // summed per partition; "rows" is implicit
     std::string transformFile;          // absolute path
+    std::string transformName;          // as the spec names it (relative to the spec's directory), for messages
     std::string transformSql;           // its text
     std::vector<std::string> dependsOn; // other models' names, or relations (schema.table)
     std::vector<Check> checks;

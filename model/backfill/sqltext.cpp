@@ -291,6 +291,80 @@ Result<std::string> resolveModelReferences(const std::string &sql, const std::ma
     return out;
 }
 
+std::optional<SourcePosition> sourcePositionOf(const std::string &written, const std::string &statement, std::size_t begin,
+                                               int position)
+{
+    if (position < 1 || begin >= statement.size())
+        return std::nullopt;
+    std::size_t target = 0;  // the byte where character `position` starts
+    for (int chars = 0; target < statement.size(); ++target)
+        if ((static_cast<unsigned char>(statement[target]) & 0xC0) != 0x80 && ++chars == position)
+            break;
+    if (target >= statement.size() || target < begin)
+        return std::nullopt;
+    const std::size_t n = written.size();
+    const std::size_t m = statement.size();
+    const auto w = [&](std::size_t k) -> unsigned char { return k < n ? static_cast<unsigned char>(written[k]) : 0; };
+    const auto s = [&](std::size_t k) -> unsigned char { return k < m ? static_cast<unsigned char>(statement[k]) : 0; };
+    std::size_t i = 0;
+    std::size_t j = begin;
+    while (j < target) {
+        if (i >= n)
+            return std::nullopt;
+        const std::size_t from = i;
+        if (w(i) == '$' && s(j) == '$' && isDigit(w(i + 1)) && isDigit(s(j + 1))) {
+            // $1 and $2 may have traded places (bindBounds keeps $1 the start).
+            for (++i; isDigit(w(i)); ++i) {}
+            for (++j; isDigit(s(j)); ++j) {}
+        } else if (w(i) == s(j)) {
+            ++i;
+            ++j;
+            continue;
+        } else if (w(i) == ':' && s(j) == '$') {
+            for (++i; isNameChar(w(i)); ++i) {}
+            for (++j; isDigit(s(j)); ++j) {}
+        } else if (w(i) == '{' && w(i + 1) == '{' && s(j) == '"') {
+            const std::size_t close = written.find("}}", i);
+            if (close == std::string::npos)
+                return std::nullopt;
+            i = close + 2;
+            // A quoted relation: "schema"."table", quotes inside doubled.
+            while (s(j) == '"') {
+                for (++j; j < m; ++j) {
+                    if (s(j) == '"' && s(j + 1) == '"')
+                        ++j;
+                    else if (s(j) == '"')
+                        break;
+                }
+                ++j;
+                if (s(j) != '.' || s(j + 1) != '"')
+                    break;
+                ++j;
+            }
+        } else {
+            return std::nullopt;
+        }
+        if (j > target) {
+            i = from;
+            break;
+        }
+    }
+    const Position p = positionOf(written, i);
+    return SourcePosition{p.line, p.column};
+}
+
+Error inSourceFile(Error e, const std::string &file, const std::string &written, const std::string &statement,
+                   std::size_t begin)
+{
+    if (begin == std::string::npos)
+        return e;
+    const auto at = sourcePositionOf(written, statement, begin, e.position);
+    if (!at)
+        return e;
+    e.message = file + " line " + std::to_string(at->line) + ", column " + std::to_string(at->column) + ": " + e.message;
+    return e;
+}
+
 std::string quoteIdentifier(const std::string &name)
 {
     std::string out;

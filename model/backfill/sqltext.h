@@ -4,7 +4,9 @@
 
 #include "warehouse/error.h"
 
+#include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,27 @@ warehouse::Result<BoundSql> bindNamedParameters(const std::string &sql, const st
 // dollar-quoted bodies are left as they are, the same runs that bindNamedParameters skips.
 warehouse::Result<std::string> resolveModelReferences(const std::string &sql,
                                                       const std::map<std::string, std::string> &relations);
+
+// A 1-based line and column (in characters) of a transform's or a check's file.
+struct SourcePosition {
+    int line = 0;
+    int column = 0;
+};
+
+// Where the server's error `position` (PG_DIAG_STATEMENT_POSITION: 1-based, in characters
+// of `statement`) lies in `written`, the SQL as its file holds it, when `statement` holds
+// at byte `begin` what bindNamedParameters and resolveModelReferences made of `written`.
+// nullopt when the position falls outside that part (in the engine's own SQL around it).
+// The two texts are walked side by side: they differ only where :name became $n and
+// {{ model }} a quoted relation; a position inside either maps to where it starts.
+std::optional<SourcePosition> sourcePositionOf(const std::string &written, const std::string &statement, std::size_t begin,
+                                               int position);
+
+// `e` with its message led by "FILE line L, column C: " when its position lies in
+// `written` (see sourcePositionOf; `begin` npos: unknown), else `e` as it is. `file` is
+// the path as the spec names it.
+warehouse::Error inSourceFile(warehouse::Error e, const std::string &file, const std::string &written,
+                              const std::string &statement, std::size_t begin);
 
 // "name" with embedded double quotes doubled: the same result as PQescapeIdentifier for
 // valid UTF-8. Always quotes, so case and odd characters survive and nothing executes.

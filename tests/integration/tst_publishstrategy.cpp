@@ -116,43 +116,6 @@ bool startPublishQueuedBehindALock(QProcess &proc, const std::string &db, const 
         10000);
 }
 
-// A transaction kept open on a connection of its own, holding whatever its statement locked.
-class HeldTransaction {
-public:
-    HeldTransaction(const std::string &db, const std::string &sql)
-    {
-        auto conn = m_io.spawn(warehouse::Connection::connect(db)).get();
-        if (!conn)
-            return;
-        m_conn = *conn;
-        auto r = m_io.spawn([](warehouse::ConnectionPtr c, std::string q) -> warehouse::Task<warehouse::Result<warehouse::Reply>> {
-            auto begun = co_await c->execute("BEGIN");
-            if (!begun)
-                co_return begun;
-            co_return co_await c->execute(q);
-        }(m_conn, sql)).get();
-        m_ok = r.ok();
-    }
-    ~HeldTransaction() { end(); }
-    bool ok() const { return m_ok; }
-    void end()
-    {
-        if (!m_conn)
-            return;
-        m_io.spawn([](warehouse::ConnectionPtr c) -> warehouse::Task<int> {
-            (void)co_await c->execute("COMMIT");
-            c->close();
-            co_return 0;
-        }(m_conn)).get();
-        m_conn.reset();
-    }
-
-private:
-    warehouse::IoThread m_io;
-    warehouse::ConnectionPtr m_conn;
-    bool m_ok = false;
-};
-
 } // namespace
 
 class TestPublishStrategy : public QObject {

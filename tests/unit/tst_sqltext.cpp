@@ -31,6 +31,7 @@ private Q_SLOTS:
     void referenceErrors_data();
     void referenceErrors();
     void quoting();
+    void sourcePositions();
 };
 
 void TestSqlText::bind_data()
@@ -224,6 +225,50 @@ void TestSqlText::quoting()
     QCOMPARE(quoteLiteral("2026-03-10"), std::string("'2026-03-10'"));
     QCOMPARE(quoteLiteral("it's'; drop table t; --"), std::string("'it''s''; drop table t; --'"));
     QCOMPARE(quoteLiteral(""), std::string("''"));
+}
+
+// A server's error position in the statement the engine sent maps back to the line and
+// column of the transform's file, across :start -> $n and {{ model }} -> a relation, and
+// is nothing when it falls in the engine's own SQL around the transform.
+void TestSqlText::sourcePositions()
+{
+    const std::string written = "SELECT l.id, 'é' AS e\nFROM {{ up }} AS l\n  WHERE l.d >= :start AND l.d < :end::date\n"
+                                "  GRUOP BY 1;\n";
+    const auto resolved = resolveModelReferences(written, {{"up", quoteRelation("a\"b", "t")}});
+    QVERIFY(resolved.ok());
+    const auto bound = bindNamedParameters(*resolved, kBounds);
+    QVERIFY(bound.ok());
+    const std::string prefix = "INSERT INTO s SELECT * FROM (\n";
+    const std::string statement = prefix + bound->sql + "\n) AS t";
+    // The server counts characters: 'é' is one, two bytes.
+    const auto charAt = [&](const std::string &needle) {
+        const std::size_t byte = statement.find(needle);
+        int chars = 0;
+        for (std::size_t k = 0; k < byte; ++k)
+            chars += (static_cast<unsigned char>(statement[k]) & 0xC0) != 0x80;
+        return chars + 1;
+    };
+    const auto at = [&](int position) {
+        const auto p = sourcePositionOf(written, statement, prefix.size(), position);
+        return p ? std::to_string(p->line) + ":" + std::to_string(p->column) : std::string("none");
+    };
+    QCOMPARE(at(charAt("GRUOP")), std::string("4:3"));
+    QCOMPARE(at(charAt("AS l")), std::string("2:15"));
+    QCOMPARE(at(charAt("AND l.d")), std::string("3:23"));
+    QCOMPARE(at(charAt("::date")), std::string("3:37"));
+    QCOMPARE(at(charAt("AS e")), std::string("1:18"));
+    QCOMPARE(at(charAt("$2") + 1), std::string("3:33"));  // inside a placeholder: where it starts
+    QCOMPARE(at(charAt(".\"t\"")), std::string("2:6"));            // inside a relation: the reference
+    QCOMPARE(at(charAt("INTO s")), std::string("none"));
+    QCOMPARE(at(charAt(") AS t")), std::string("none"));
+    QCOMPARE(at(0), std::string("none"));
+
+    reprint::warehouse::Error e;
+    e.message = "syntax error at or near \"GRUOP\"";
+    e.position = charAt("GRUOP");
+    QCOMPARE(inSourceFile(e, "transforms/x.sql", written, statement, prefix.size()).message,
+             std::string("transforms/x.sql line 4, column 3: syntax error at or near \"GRUOP\""));
+    QCOMPARE(inSourceFile(e, "transforms/x.sql", written, statement, std::string::npos).message, e.message);
 }
 
 QTEST_GUILESS_MAIN(TestSqlText)
