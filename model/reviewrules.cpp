@@ -123,10 +123,14 @@ QList<RuleCheck> rulesOf(const backfill::Review &review, const backfill::ReviewF
                                  .arg(counts[3])
                                  .arg(outsideClean(review) ? tr("clean") : tr("failing"))
                                  .arg(!facts ? tr("…") : diffs.isEmpty() ? tr("none") : diffs.join(QStringLiteral(", ")));
-    const RuleMark validated = review.validation == "passed"   ? (counts[2] > 0 ? RuleMark::Warn : RuleMark::Good)
+    QString columns;
+    for (const auto &u : review.unexpectedColumns)
+        columns += tr(" Unexpected: %L1 row(s) of %2 changed %3, which no measure covers.", int(u.rows)).arg(u.rows).arg(q(u.partition), q(u.column));
+    const bool unexpected = counts[2] > 0 || !review.unexpectedColumns.empty();
+    const RuleMark validated = review.validation == "passed"   ? (unexpected ? RuleMark::Warn : RuleMark::Good)
                                : review.validation == "failed" ? RuleMark::Bad
                                                                : RuleMark::Pending;
-    set(4, validated, evidence);
+    set(4, validated, evidence + columns);
     return rules;
 }
 

@@ -205,6 +205,14 @@ ReviewScreen::ReviewScreen(QWidget *parent)
         if (token != m_abandonToken)
             return;
         m_abandonToken = 0;
+        if (!m_revalidateAfterAbandon) {
+            m_busy->hide();
+            m_outcomeNote = tr("Abandoned backfill %1: its staged rows are dropped and the window is free. Nothing was published.").arg(m_id);
+            m_outcomeProblem = false;
+            openBackfill(m_id);
+            return;
+        }
+        m_revalidateAfterAbandon = false;
         backfill::BackfillRequest request;
         request.model = m_review.model;
         request.from = m_review.from;
@@ -370,6 +378,9 @@ void ReviewScreen::buildUi()
     m_export->setToolTip(tr("Save this review as a packet to file or send: HTML, PDF or CSV."));
     m_undo = new QPushButton(tr("Undo Publish…"), this);
     m_undo->setObjectName(QStringLiteral("undoButton"));
+    m_abandon = new QPushButton(tr("Abandon…"), this);
+    m_abandon->setObjectName(QStringLiteral("abandonButton"));
+    m_abandon->setToolTip(tr("Drop the staged rows and free the window; nothing is published."));
     m_override = new QPushButton(tr("Override…"), this);
     m_override->setObjectName(QStringLiteral("overrideButton"));
     m_approve = new QPushButton(tr("Approve && Publish…"), this);
@@ -383,16 +394,19 @@ void ReviewScreen::buildUi()
     actions->addWidget(m_cancelPublish);
     actions->addWidget(m_export);
     actions->addWidget(m_undo);
+    actions->addWidget(m_abandon);
     actions->addWidget(m_override);
     actions->addWidget(m_approve);
     layout->addLayout(actions);
     m_undo->hide();
+    m_abandon->hide();
     m_override->hide();
     m_approve->setEnabled(false);
 
     connect(m_approve, &QPushButton::clicked, this, [this] { approveClicked(false); });
     connect(m_override, &QPushButton::clicked, this, [this] { approveClicked(true); });
     connect(m_undo, &QPushButton::clicked, this, &ReviewScreen::undoClicked);
+    connect(m_abandon, &QPushButton::clicked, this, &ReviewScreen::abandonClicked);
     connect(m_cancelPublish, &QPushButton::clicked, this, [this] {
         if (!m_publishToken)
             return;
@@ -779,6 +793,8 @@ void ReviewScreen::updateActions()
     m_approve->setToolTip(why);
     m_override->setVisible(staged && !passed);
     m_override->setEnabled(!busy && staged && !passed && claim && !sameUser && m_haveFacts);
+    m_abandon->setVisible(staged);
+    m_abandon->setEnabled(!busy && m_haveFacts);
     m_undo->setVisible(m_review.status == "published" && m_review.backfillId == m_id);
     m_undo->setEnabled(!busy && m_haveFacts && m_facts.archiveKept);
     if (!busy && !m_outcomeNote.isEmpty() && m_review.backfillId == m_id)
@@ -924,7 +940,30 @@ void ReviewScreen::showDrift(const model::DatabaseError &error)
 void ReviewScreen::revalidate()
 {
     setBusy(tr("Abandoning backfill %1…").arg(m_id));
+    m_revalidateAfterAbandon = true;
     m_abandonToken = m_engine->abandon(m_id);
+}
+
+void ReviewScreen::abandonClicked()
+{
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Abandon the Backfill?"),
+                                tr("Abandon backfill %1 of %2 (%3)?").arg(m_id).arg(q(m_review.model), windowText(m_review.from, m_review.to)),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("abandonConfirm"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setInformativeText(tr("Its staged rows and this review's approval are dropped and its claim on the window is "
+                               "released. Nothing is published and the target is not touched. This cannot be undone: to "
+                               "try again, start a new backfill. A cascade's downstream backfills are abandoned with it."));
+    QPushButton *go = box->addButton(tr("Abandon Backfill"), QMessageBox::DestructiveRole);
+    box->addButton(tr("Keep It"), QMessageBox::RejectRole);
+    connect(box, &QMessageBox::buttonClicked, this, [this, go](QAbstractButton *b) {
+        if (b != go || m_abandonToken)
+            return;
+        setBusy(tr("Abandoning backfill %1…").arg(m_id));
+        m_revalidateAfterAbandon = false;
+        m_abandonToken = m_engine->abandon(m_id);
+    });
+    box->open();
 }
 
 void ReviewScreen::undoClicked()

@@ -71,6 +71,7 @@ public:
     QPushButton *approveButton() const { return m_approve; }
     QPushButton *overrideButton() const { return m_override; }
     QPushButton *undoButton() const { return m_undo; }
+    QPushButton *abandonButton() const { return m_abandon; }
     const backfill::ReviewFacts &facts() const { return m_facts; }
     // Why Approve (or Override) is disabled, or what happened last; as shown.
     QString actionNote() const;
@@ -116,6 +117,7 @@ private:
     void showDrift(const model::DatabaseError &error);
     void revalidate();
     void undoClicked();
+    void abandonClicked();
     void startUndo(const QString &overrideReason);
     // Undo refused by the drift guard: offers Undo anyway with a typed reason, confirmed twice.
     void offerUndoOverride(const model::DatabaseError &error);
@@ -135,6 +137,7 @@ private:
     bool m_haveFacts = false;
     quint64 m_reviewToken = 0, m_factsToken = 0, m_publishToken = 0, m_undoToken = 0;
     quint64 m_abandonToken = 0, m_backfillToken = 0;
+    bool m_revalidateAfterAbandon = false;  // the abandon is a re-validate's first step
     qint64 m_openedAtMs = 0;
     qint64 m_loadMs = -1;
     QString m_chartMeasure;
@@ -157,6 +160,7 @@ private:
     QLabel *m_actionNote = nullptr;
     QProgressBar *m_busy = nullptr;
     QPushButton *m_undo = nullptr;
+    QPushButton *m_abandon = nullptr;
     QPushButton *m_export = nullptr;
     QPushButton *m_cancelPublish = nullptr;
     bool m_readBackAfterCancel = false;  // a publish was cancelled: say what the warehouse holds once reloaded

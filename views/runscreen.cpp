@@ -216,6 +216,14 @@ RunScreen::RunScreen(model::EngineClient *engine, QWidget *parent)
         m_remoteCancelToken = 0;
         m_log->append(Level::Info, tr("Asked %1 to cancel; waiting for the warehouse to confirm").arg(holder));
     });
+    connect(m_engine, &model::EngineClient::abandonFinished, this, [this](quint64 token) {
+        if (token != m_abandonToken)
+            return;
+        m_abandonToken = 0;
+        m_log->append(Level::Info, tr("Abandoned backfill %1: its staged rows are dropped and the window is free").arg(m_id));
+        refollow();
+        refreshControls();
+    });
     connect(m_engine, &model::EngineClient::historyFinished, this, &RunScreen::onHistory);
     connect(m_engine, &model::EngineClient::reviewFinished, this, &RunScreen::onReview);
     connect(m_engine, &model::EngineClient::progressChanged, this,
@@ -316,7 +324,10 @@ QWidget *RunScreen::buildRunPage()
     m_review = new QPushButton(tr("Review"), page);
     m_review->setObjectName(QStringLiteral("reviewButton"));
     m_review->setToolTip(tr("Old vs new totals per partition and measure, before anything is published."));
-    for (QPushButton *b : {m_cancel, m_resume, m_retry, m_review}) {
+    m_abandon = new QPushButton(tr("Abandon…"), page);
+    m_abandon->setObjectName(QStringLiteral("abandonButton"));
+    m_abandon->setToolTip(tr("Drop what was staged and free the window; nothing is published."));
+    for (QPushButton *b : {m_cancel, m_resume, m_retry, m_abandon, m_review}) {
         b->setEnabled(false);
         header->addWidget(b, 0, Qt::AlignTop);
     }
@@ -324,6 +335,7 @@ QWidget *RunScreen::buildRunPage()
     connect(m_resume, &QPushButton::clicked, this, [this] { resume(false); });
     connect(m_retry, &QPushButton::clicked, this, [this] { resume(true); });
     connect(m_review, &QPushButton::clicked, this, &RunScreen::openReview);
+    connect(m_abandon, &QPushButton::clicked, this, &RunScreen::askAbandon);
     layout->addLayout(header);
 
     m_banner = new QLabel(page);
@@ -765,6 +777,11 @@ void RunScreen::onFailed(quint64 token, const model::DatabaseError &error)
     } else if (token == m_dialogToken) {
         m_dialogToken = 0;
         QMessageBox::warning(this, tr("Cannot open the review"), error.sentence());
+    } else if (token == m_abandonToken) {
+        m_abandonToken = 0;
+        m_log->append(Level::Error, error.sentence());
+        setBanner(tr("Not abandoned: %1").arg(error.sentence()), true);
+        refreshControls();
     } else if (token == m_remoteCancelToken) {
         m_remoteCancelToken = 0;
         m_cancelRequested = false;
@@ -843,6 +860,9 @@ RunScreen::Phase RunScreen::phaseOf(const backfill::BackfillProgress &s) const
 {
     const std::string &status = s.backfill.status;
     const bool stopped = status != "planned" && status != "staging";
+    // A process that is gone cannot confirm a cancel: it is interrupted, at once.
+    if (!stopped && s.backfill.leaseExpired && !m_runToken)
+        return Phase::Stalled;
     if (m_cancelRequested && !stopped)
         return Phase::Cancelling;
     if (status == "planned")
@@ -907,23 +927,20 @@ void RunScreen::applySnapshot(const backfill::BackfillProgress &snapshot)
 
     switch (phase) {
     case Phase::Failed:
-        setBanner(tr("%1. Retry failed re-stages only the failed partitions once the cause is fixed.")
+        setBanner(tr("%1. Retry failed re-stages only the failed partitions once the cause is fixed; Abandon frees the window.")
                       .arg(QString::fromStdString(snapshot.backfill.error).remove(QRegularExpression(QStringLiteral("[.\\s]+$")))),
                   true);
         break;
     case Phase::Cancelled:
-        setBanner(QString::fromStdString(backfill::completeCommands(
-                      tr("Cancelled: %1. The staged partitions are kept and the window stays claimed: Resume finishes it, "
-                         "or `reprint abandon %2` frees the window.")
-                          .arg(QString::fromStdString(snapshot.backfill.error))
-                          .arg(m_id)
-                          .toStdString(),
-                      m_engine->spec().path)),
+        setBanner(tr("Cancelled: %1. The staged partitions are kept; the claim's lease has lapsed, so another backfill may "
+                     "take the window. Resume finishes this one (taking the window back), or Abandon frees it.")
+                      .arg(QString::fromStdString(snapshot.backfill.error)),
                   false);
         break;
     case Phase::Stalled:
-        setBanner(tr("The process that ran this backfill is gone and its lease has expired. Resume stages what is left, "
-                     "keeping the id."),
+        setBanner(tr("Interrupted: the process that ran this backfill (%1) is gone. Resume stages what is left, keeping "
+                     "the id, or Abandon drops what was staged and frees the window.")
+                      .arg(snapshot.claimHolder.empty() ? tr("its claim has lapsed") : QString::fromStdString(snapshot.claimHolder)),
                   false);
         break;
     case Phase::ValidationFailed:
@@ -1062,7 +1079,7 @@ QString RunScreen::phaseLabel(Phase phase)
     case Phase::ValidationFailed: return tr("staged · validation failed");
     case Phase::Cancelled: return tr("cancelled");
     case Phase::Failed: return tr("failed");
-    case Phase::Stalled: return tr("stopped · resumable");
+    case Phase::Stalled: return tr("interrupted · resumable");
     case Phase::Published: return tr("published");
     case Phase::Undone: return tr("undone");
     case Phase::Abandoned: return tr("abandoned");
@@ -1202,6 +1219,9 @@ void RunScreen::refreshControls()
     const bool unstaged = m_progress->stagedCount() < m_progress->total();
     m_resume->setEnabled(!m_runToken && m_id > 0 && stopped && unstaged);
     m_retry->setEnabled(!m_runToken && m_id > 0 && stopped && m_progress->failedCount() > 0);
+    const bool abandonable = m_phase == Phase::Stalled || m_phase == Phase::Cancelled || m_phase == Phase::Failed
+                             || m_phase == Phase::ValidationFailed || m_phase == Phase::Staged;
+    m_abandon->setEnabled(!m_runToken && !m_abandonToken && m_id > 0 && abandonable);
     m_review->setEnabled(m_id > 0
                          && (m_phase == Phase::Staged || m_phase == Phase::ValidationFailed || m_phase == Phase::Published
                              || m_phase == Phase::Undone));
@@ -1252,6 +1272,35 @@ void RunScreen::sendCancel()
         m_remoteCancelToken = m_engine->requestCancel(m_id);
     }
     setPhase(Phase::Cancelling);
+}
+
+void RunScreen::askAbandon()
+{
+    if (m_runToken || m_abandonToken || m_id <= 0)
+        return;
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Abandon the backfill?"),
+                                tr("Abandon backfill #%1 of %2 (%3 … %4)?")
+                                    .arg(m_id)
+                                    .arg(QString::fromStdString(m_last.backfill.model), QString::fromStdString(m_last.backfill.from),
+                                         QString::fromStdString(m_last.backfill.to)),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("abandonConfirmation"));
+    box->setInformativeText(tr("Its %n staged partition(s) are dropped and its claim on the window is released. Nothing is "
+                               "published and the target is not touched. This cannot be undone: to try again, start a new "
+                               "backfill. A cascade's downstream backfills are abandoned with it.",
+                               "", m_progress->stagedCount()));
+    QPushButton *yes = box->addButton(tr("Abandon backfill"), QMessageBox::DestructiveRole);
+    QPushButton *no = box->addButton(tr("Keep it"), QMessageBox::RejectRole);
+    box->setDefaultButton(no);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::buttonClicked, this, [this, yes](QAbstractButton *b) {
+        if (b != yes || m_abandonToken)
+            return;
+        m_abandonToken = m_engine->abandon(m_id);
+        m_log->append(Level::Info, tr("Abandoning backfill %1…").arg(m_id));
+        refreshControls();
+    });
+    box->open();
 }
 
 void RunScreen::resume(bool retryFailed)

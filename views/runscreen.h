@@ -63,7 +63,8 @@ public:
         ValidationFailed,  // staged, but validation failed: review, override or abandon
         Cancelled,
         Failed,
-        Stalled,           // still "staging", but its process is gone (lease expired): resumable
+        Stalled,           // interrupted: still "staging", but its process is gone (lease lapsed, or
+                           // a process of this host that no longer runs): resume or abandon
         Published,
         Undone,
         Abandoned,
@@ -99,6 +100,7 @@ public:
     QPushButton *resumeButton() const { return m_resume; }
     QPushButton *retryButton() const { return m_retry; }
     QPushButton *reviewButton() const { return m_review; }
+    QPushButton *abandonButton() const { return m_abandon; }
     // The ETA as shown ("about 0:42", "estimating…", ...).
     QString etaText() const;
 
@@ -146,6 +148,7 @@ private:
     void tick();
     void askCancel();
     void sendCancel();
+    void askAbandon();
     void resume(bool retryFailed);
     void openReview();
     void copyLog();
@@ -171,6 +174,7 @@ private:
     quint64 m_verdictToken = 0;
     quint64 m_dialogToken = 0;
     quint64 m_remoteCancelToken = 0;  // a cancel asked of the process staging elsewhere
+    quint64 m_abandonToken = 0;
     backfill::BackfillRequest m_request;
     backfill::BackfillProgress m_last;
     bool m_haveSnapshot = false;
@@ -213,6 +217,7 @@ private:
     QPushButton *m_resume = nullptr;
     QPushButton *m_retry = nullptr;
     QPushButton *m_review = nullptr;
+    QPushButton *m_abandon = nullptr;
     QChartView *m_chartView = nullptr;
     QChart *m_chart = nullptr;
     QLineSeries *m_rateSeries = nullptr;

@@ -262,7 +262,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
         return usageError(QStringLiteral("%1 needs --model M").arg(command), QStringLiteral("usage: reprint ") + cmd->synopsis);
     const std::string modelName = parser.value(model).toStdString();
     auto cancel = std::make_shared<backfill::CancelToken>();
-    Output out(fmt);
+    Output out(fmt, g_specPath);
 
     if (command == QLatin1String("init")) {
         auto r = runWithSignals(engine.init(), cancel);

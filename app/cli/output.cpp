@@ -206,6 +206,15 @@ QJsonObject Output::reviewJson(const backfill::Review &review) const
                                 a.append(q(m));
                             return a;
                         }()},
+                       {QStringLiteral("unexpected_columns"), [&] {
+                            QJsonArray a;
+                            for (const auto &u : review.unexpectedColumns)
+                                a.append(QJsonObject{{QStringLiteral("partition"), q(u.partition)},
+                                                     {QStringLiteral("column"), q(u.column)},
+                                                     {QStringLiteral("rows"), static_cast<qint64>(u.rows)},
+                                                     {QStringLiteral("verdict"), QStringLiteral("unexpected")}});
+                            return a;
+                        }()},
                        {QStringLiteral("partitions"), parts}};
 }
 
@@ -256,6 +265,13 @@ void Output::review(const backfill::Review &review, const std::vector<backfill::
         if (m_format == Format::Csv && i > 0)
             h.clear();
         table(h, rows, m_format == Format::Table ? QList<int>{3, 4, 5, 6, 7} : QList<int>{});
+        if (m_format == Format::Table)
+            for (const auto &u : r.unexpectedColumns)
+                QTextStream(stdout) << "UNEXPECTED: " << u.rows << " row(s) of " << q(u.partition) << " changed column " << q(u.column)
+                                    << ", which no measure covers; read "
+                                    << q(backfill::completeCommands("`reprint diff " + std::to_string(r.backfillId) + " --rows " + u.partition + "`",
+                                                                    m_specPath))
+                                    << " before you approve\n";
     }
     if (m_format == Format::Table)
         QTextStream(stdout) << "\nin* = boundary partition (row-level diff kept); outside = the partition just outside the window\n";

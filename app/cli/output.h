@@ -7,6 +7,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <string>
+
 namespace reprint::cli {
 
 enum class Format { Table, Json, Csv };
@@ -14,7 +16,8 @@ bool parseFormat(const QString &text, Format *out);
 
 class Output {
 public:
-    explicit Output(Format format) : m_format(format) {}
+    // `specPath`: added to the commands the output suggests, so that each runs as printed.
+    Output(Format format, std::string specPath) : m_format(format), m_specPath(std::move(specPath)) {}
 
     void status(const backfill::Model &model, const std::vector<backfill::StatusRow> &rows);
     // A backfill's review; a cascade's downstream reviews follow it (in JSON, as "cascade").
@@ -29,6 +32,7 @@ private:
     // One table: columns, rows; numeric columns are right-aligned in table form.
     void table(const QStringList &headers, const QList<QStringList> &rows, const QList<int> &numeric = {});
     Format m_format;
+    std::string m_specPath;
 };
 
 // new - old with the precision of the inputs, and the change in percent ("" when old is 0).

@@ -230,7 +230,7 @@ Status seed(warehouse::LocalCluster &cluster, SetupConnection &admin, double sca
     }
     // What a later start reads back: which seed, when, by whom.
     const std::string comment = "Reprint demo shop; seed scale " + formatScale(scale) + "; seed version " + seedVersion()
-                                + "; seeded " + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")).toStdString()
+                                + "; seeded on " + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")).toStdString()
                                 + " by pid " + std::to_string(::getpid()) + " (" + demoPerson() + ")";
     auto statement = admin.query("SELECT format('COMMENT ON DATABASE %I IS %L', $1::text, $2::text)", {std::string(kSeedingDatabase), comment});
     if (statement)
@@ -310,8 +310,9 @@ Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(
             return Error::make(ErrorKind::Usage,
                                "the demo cluster in " + cluster.dir() + " is in use: process " + std::to_string(owner.pid) + " ("
                                    + owner.person + ") started it " + owner.since + " and is still running",
-                               "Start a demo of your own with --dir NEW_DIR (e.g. --dir /var/tmp/reprint-demo-mine), or add --share "
-                               "to use this one anyway (your backfills would change its data).");
+                               "Start a demo of your own with `reprint demo --dir " + cluster.dir() + "-" + std::to_string(::getpid())
+                                   + "`, or use this one anyway with `reprint demo --dir " + cluster.dir()
+                                   + " --share` (your backfills would change its data).");
         if (warehouse::processRunning(owner.pid) && owner.pid != ::getpid())
             say("sharing the demo cluster that process " + std::to_string(owner.pid) + " (" + owner.person + ") started (--share)");
     }

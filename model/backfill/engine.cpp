@@ -102,17 +102,17 @@ Task<void> rollback(warehouse::Connection &c)
     }
 }
 
-Task<Result<ConnectionPtr>> connectTo(const std::string &conninfo, const Model *model, const CancelTokenPtr &cancel)
+Task<Result<ConnectionPtr>> connectTo(const std::string &conninfo, const CancelTokenPtr &cancel)
 {
     auto conn = co_await warehouse::Connection::connect(conninfo);
     if (!conn)
         co_return conn.error();
-    // GCC 12 destroys conditional temporaries inside co_await expressions twice: keep
-    // every ?: out of them.
-    const std::string timezone = model ? model->timezone : std::string("UTC");
+    // Every session runs in UTC, whatever the model's zone: the model's timezone decides
+    // where partitions begin and end (the engine passes those as explicit values), never
+    // what a transform's or a check's value means (docs/contract-notes.md, "Session time
+    // zone"). The scheduled run and the backfill share this, so both compute alike.
     auto set = co_await (*conn)->query("SELECT set_config('application_name', 'reprint', false), "
-                                       "set_config('TimeZone', $1, false)",
-                                       args(timezone));
+                                       "set_config('TimeZone', 'UTC', false)");
     if (!set)
         co_return set.error();
     if (cancel)
@@ -173,7 +173,7 @@ struct CheckRun {
 
 Task<void> checkWorker(std::shared_ptr<CheckRun> run)
 {
-    auto conn = co_await connectTo(run->conninfo, run->sql->model, run->cancel);
+    auto conn = co_await connectTo(run->conninfo, run->cancel);
     while (run->next < run->replies.size()) {
         const std::size_t i = run->next++;
         if (!conn)
@@ -463,7 +463,7 @@ Result<std::string> Engine::transformHash(const Model &model) const
 
 Task<Result<std::shared_ptr<Engine::Session>>> Engine::open(const Model *model, CancelTokenPtr cancel)
 {
-    auto conn = co_await connectTo(m_conninfo, model, cancel);
+    auto conn = co_await connectTo(m_conninfo, cancel);
     if (!conn)
         co_return conn.error();
     auto schema = co_await requireSchema(**conn);
@@ -500,11 +500,11 @@ Task<Result<std::shared_ptr<Engine::Session>>> Engine::openWindow(std::string mo
 namespace {
 
 // The names of the `count` partitions ending with the newest one of `sql`'s target that
-// holds rows, on a session of the model (its TimeZone is the model's, so a date or
-// timestamp column reads as a wall time there).
+// holds rows (a date or timestamp column read as a wall time in the model's zone).
 Task<Result<std::pair<std::string, std::string>>> latestPartitions(warehouse::Connection &c, const ModelSql &sql, int count)
 {
-    auto newest = co_await c.query("SELECT extract(epoch FROM max(" + sql.column + ")::timestamptz)::bigint::text FROM " + sql.target);
+    auto newest = co_await c.query("SELECT extract(epoch FROM max(" + sql.instantOf(sql.column, "$1") + "))::bigint::text FROM " + sql.target,
+                                   args(sql.model->timezone));
     if (!newest)
         co_return newest.error();
     const Value &last = newest->last().rows.front()[0];
@@ -543,7 +543,7 @@ Task<Result<std::shared_ptr<Engine::Session>>> Engine::openLatestWindow(std::str
 
 Task<Result<int>> Engine::init()
 {
-    auto conn = co_await connectTo(m_conninfo, nullptr, {});
+    auto conn = co_await connectTo(m_conninfo, {});
     if (!conn)
         co_return conn.error();
     auto outcome = co_await migrate(**conn);
@@ -636,7 +636,7 @@ Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, cons
         "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
         "coalesce(to_char(b.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), ''), "
         "coalesce(b.error, ''), "
-        "(b.status IN ('planned', 'staging') AND coalesce(c.lease_expires < now(), true))::text "
+        "(b.status IN ('planned', 'staging') AND coalesce(c.lease_expires < now(), true))::text, coalesce(c.holder, '') "
         "FROM reprint.backfills b LEFT JOIN reprint.claims c ON c.backfill_id = b.id "
         "WHERE b.model = ANY($1::text[]) AND ($2::bigint IS NULL OR b.id = $2::bigint) ORDER BY b.id",
         args(arrayLiteral(values), only));
@@ -659,7 +659,9 @@ Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, cons
         h.createdAt = *row[11];
         h.publishedAt = *row[12];
         h.error = *row[13];
-        h.leaseExpired = *row[14] == "true";
+        // Interrupted: its lease lapsed, or its holder is a process of this host that is gone
+        // (a resume or an abandon may take the claim at once).
+        h.leaseExpired = *row[14] == "true" || ((h.status == "staging" || h.status == "planned") && holderGone(*row[15]));
         out.push_back(std::move(h));
     }
     co_return out;
@@ -810,7 +812,7 @@ Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Parti
 
 Task<void> stageWorker(std::shared_ptr<StageRun> run)
 {
-    auto conn = co_await connectTo(run->conninfo, run->model, run->cancel);
+    auto conn = co_await connectTo(run->conninfo, run->cancel);
     if (!conn) {
         if (!run->firstFailure)
             run->firstFailure = conn.error();
@@ -849,7 +851,7 @@ struct Heartbeat {
 
 Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std::shared_ptr<Heartbeat> hb, CancelTokenPtr cancel)
 {
-    auto conn = co_await connectTo(conninfo, nullptr, {});
+    auto conn = co_await connectTo(conninfo, {});
     if (!conn || hb->stopped)
         co_return;
     hb->conn = *conn;
@@ -1565,13 +1567,15 @@ Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const
 
 // Marks a backfill failed (staging did not complete) and lets its lease lapse so that a
 // resume or another backfill can take the window.
-Task<void> markFailed(warehouse::Connection &conn, long long id, const std::string &error, const std::string &conninfo)
+// Records backfill `id` as failed with `error` and lets its lease lapse; false when the
+// warehouse could not be told (it then still shows the backfill staging).
+Task<bool> markFailed(warehouse::Connection &conn, long long id, const std::string &error, const std::string &conninfo)
 {
     // After a lost connection (a server restart), on a new one: the stored state must agree
     // with the message the user reads.
     ConnectionPtr fresh;
     if (!conn.isOpen() && !conninfo.empty())
-        if (auto again = co_await connectTo(conninfo, nullptr, {}))
+        if (auto again = co_await connectTo(conninfo, {}))
             fresh = *again;
     warehouse::Connection &c = fresh ? *fresh : conn;
     auto r = co_await c.query("UPDATE reprint.backfills SET status = 'failed', error = $2, updated_at = now() "
@@ -1579,9 +1583,9 @@ Task<void> markFailed(warehouse::Connection &conn, long long id, const std::stri
                               args(std::to_string(id), error));
     if (r)
         r = co_await c.query("UPDATE reprint.claims SET lease_expires = now() WHERE backfill_id = $1", args(std::to_string(id)));
-    (void)r;
     if (fresh)
         fresh->close();
+    co_return r.ok();
 }
 
 std::vector<std::string> staleDownstreamOf(const Spec &spec, const Window &w)
@@ -1736,8 +1740,11 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
     if (run->firstFailure) {
         Error e = *run->firstFailure;
         const std::string where = run->firstFailurePartition.empty() ? "" : "partition " + run->firstFailurePartition + ": ";
-        co_await markFailed(c, member.rec.id, where + e.toSentence(), conninfo);
+        const bool recorded = co_await markFailed(c, member.rec.id, where + e.toSentence(), conninfo);
         e.message = "backfill " + id + " (" + member.model->name + ") failed: " + where + e.message;
+        if (!recorded)
+            e.message += "; the warehouse could not be reached to record it, so it still shows backfill " + id
+                         + " staging (its claim is taken back by a resume once this process has exited)";
         e.hint += std::string(e.hint.empty() ? "" : " ") + "Once fixed, `reprint backfill --resume " + id
                   + " --retry-failed` re-stages only the failed partitions.";
         co_return e;
@@ -1753,9 +1760,6 @@ Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member
 {
     const Window &w = member.window;
     const ModelSql &sql = member.sql;
-    auto tz = co_await c.query("SELECT set_config('TimeZone', $1, false)", args(member.model->timezone));
-    if (!tz)
-        co_return tz.error();
     auto oldTotals = co_await readTotals(c, sql, sql.target, w.before, w.after);
     if (!oldTotals)
         co_return oldTotals.error();
@@ -1870,7 +1874,7 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
         // A resume takes its model and window from the backfill itself, and resumes a
         // cascade as a whole: a downstream member alone would read the upstream's target
         // instead of its staged rows.
-        auto conn = co_await connectTo(m_conninfo, nullptr, cancel);
+        auto conn = co_await connectTo(m_conninfo, cancel);
         if (!conn)
             co_return conn.error();
         auto b = co_await readBackfill(**conn, req.resumeId, false);
@@ -2196,6 +2200,21 @@ Task<Result<Review>> Engine::review(long long id)
                 rv.floatMeasures.push_back(*row[0]);
     }
     if (m) {
+        // The row diffs' changed columns that no measure covers: unexpected.
+        auto diffs = co_await c.query("SELECT partition, column_changes::text FROM reprint.row_diffs WHERE backfill_id = $1 "
+                                      "ORDER BY partition_start",
+                                      args(std::to_string(id)));
+        if (!diffs)
+            co_return diffs.error();
+        const auto measures = m->allMeasures();
+        for (const auto &row : diffs->last().rows) {
+            const QJsonObject counts = QJsonDocument::fromJson(QByteArray::fromStdString(row[1].value_or("{}"))).object();
+            for (auto it = counts.begin(); it != counts.end(); ++it) {
+                const std::string column = it.key().toStdString();
+                if (it.value().toInteger() > 0 && std::find(measures.begin(), measures.end(), column) == measures.end())
+                    rv.unexpectedColumns.push_back({*row[0], column, it.value().toInteger()});
+            }
+        }
         const auto order = m->allMeasures();
         for (auto &p : rv.partitions)
             std::stable_sort(p.measures.begin(), p.measures.end(), [&](const MeasureTotals &a, const MeasureTotals &b) {
@@ -2207,7 +2226,7 @@ Task<Result<Review>> Engine::review(long long id)
 
 Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
 {
-    auto conn = co_await connectTo(m_conninfo, nullptr, {});
+    auto conn = co_await connectTo(m_conninfo, {});
     if (!conn)
         co_return conn.error();
     auto b = co_await readBackfill(**conn, id, false);
@@ -2262,19 +2281,52 @@ Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
 
 namespace {
 
+// COMMITs the transaction that makes backfill `id` `done` (published, undone). A COMMIT
+// that does not answer (the connection dropped) has an unknown outcome: it is read back
+// from the warehouse on a new connection, so that the message says what the warehouse
+// holds. `again`: the hint when it rolled back.
+Task<Status> commitOrReadBack(warehouse::Connection &c, const std::string &conninfo, long long id, const std::string &done,
+                              const std::string &again)
+{
+    auto committed = co_await c.execute("COMMIT");
+    if (committed)
+        co_return warehouse::ok();
+    const std::string ids = std::to_string(id);
+    const std::string verb = done == "published" ? "publish" : "undo";
+    auto conn = co_await connectTo(conninfo, {});
+    Result<BackfillRow> st = Error::make(ErrorKind::Connection, "not connected");
+    if (conn)
+        st = co_await readBackfill(**conn, id, false);
+    if (st && st->status == done)
+        co_return warehouse::ok();
+    Error e = committed.error();
+    if (st) {
+        e.message = "the COMMIT of backfill " + ids + "'s " + verb + " did not answer (" + e.message + "); the warehouse shows it "
+                    + st->status + ": it rolled back, nothing was " + (verb == "publish" ? "published" : "undone");
+        e.hint = again;
+    } else {
+        e.message = "the COMMIT of backfill " + ids + "'s " + verb + " did not answer (" + e.message
+                    + ") and its outcome could not be read back";
+        e.hint = "Run `reprint history` once the warehouse is reachable: it says whether backfill " + ids + " was " + done + ".";
+    }
+    co_return e;
+}
+
 // Inside the publish transaction: waits (lock_timeout) until no other transaction writes
 // the target and keeps it so until COMMIT: SHARE ROW EXCLUSIVE, which readers' ACCESS
 // SHARE does not conflict with. On a partitioned target it covers every partition.
-Task<Status> fenceWriters(warehouse::Connection &c, const ModelSql &sql, const std::string &id, int timeoutMs)
+Task<Status> fenceWriters(warehouse::Connection &c, const ModelSql &sql, const std::string &id, int timeoutMs, bool undo = false)
 {
     auto r = co_await c.execute("LOCK TABLE " + sql.target + " IN SHARE ROW EXCLUSIVE MODE");
     if (r)
         co_return warehouse::ok();
     if (!isLockTimeout(r.error()))
         co_return r.error();
+    const std::string again = undo ? "Undo again once that write has committed: `reprint undo " + id + "`."
+                                   : "Publish again once that write has committed: `reprint publish " + id + " --approve NOTE`.";
     co_return conflict("could not lock " + sql.target + " against writers within " + std::to_string(timeoutMs)
-                           + " ms: another session kept writing it; nothing of backfill " + id + " was published",
-                       "Publish again once that write has committed: `reprint publish " + id + " --approve NOTE`.");
+                           + " ms: another session kept writing it; nothing of backfill " + id + " was " + (undo ? "undone" : "published"),
+                       again);
 }
 
 // Inside the publish transaction: checks that backfill `id` may be published exactly as
@@ -2311,9 +2363,6 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
         co_return claim.error();
     if (claim->last().rows.empty())
         co_return drift("backfill " + id + " no longer holds its claim on the window", "Its lease was taken over; run the backfill again.");
-    auto tz = co_await c.query("SELECT set_config('TimeZone', $1, true)", args(m.timezone));
-    if (!tz)
-        co_return tz.error();
     auto described = co_await describeModel(c, spec, m);
     if (!described)
         co_return described.error();
@@ -2435,29 +2484,11 @@ Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr 
         if (total.lockedAt == std::chrono::steady_clock::time_point() || out->lockedAt < total.lockedAt)
             total.lockedAt = out->lockedAt;
     }
-    auto committed = co_await c.execute("COMMIT");
+    auto committed = co_await commitOrReadBack(c, m_conninfo, req.id, "published",
+                                               "Publish it again: `reprint publish " + id + " --approve NOTE`.");
     total.lockHeldMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - total.lockedAt).count();
-    if (!committed) {
-        // The commit's outcome is unknown when the connection dropped: read it back, from
-        // the warehouse, on a new connection.
-        auto again = co_await connectTo(m_conninfo, nullptr, {});
-        Result<BackfillRow> st = Error::make(ErrorKind::Connection, "not connected");
-        if (again)
-            st = co_await readBackfill(**again, req.id, false);
-        if (st && st->status == "published")
-            co_return total;
-        Error e = committed.error();
-        if (st) {
-            e.message = "the COMMIT of backfill " + id + "'s publish did not answer (" + e.message + "); the warehouse shows it "
-                        + st->status + ": it rolled back, nothing was published";
-            e.hint = "Publish it again.";
-        } else {
-            e.message = "the COMMIT of backfill " + id + "'s publish did not answer (" + e.message
-                        + ") and its outcome could not be read back";
-            e.hint = "Run `reprint history` once the warehouse is reachable: it says whether backfill " + id + " was published.";
-        }
-        co_return e;
-    }
+    if (!committed)
+        co_return committed.error();
     co_return total;
 }
 
@@ -2586,7 +2617,7 @@ Error notUndoable(const BackfillRow &b)
 
 Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
 {
-    auto conn = co_await connectTo(m_conninfo, nullptr, cancel);
+    auto conn = co_await connectTo(m_conninfo, cancel);
     if (!conn)
         co_return conn.error();
     auto first = co_await readBackfill(**conn, req.id, false);
@@ -2639,6 +2670,10 @@ Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
         co_return co_await fail(conflict("the window is claimed by backfill " + *row[0] + " (operator " + *row[1] + ")",
                                          "Publish or abandon it first."));
     }
+    // Writers are fenced off first, so that a write committing while undo waits is read by
+    // the guard below, never thrown away by the restore (as in publish).
+    if (auto fenced = co_await fenceWriters(c, sql, id, m_options.lockTimeoutMs, true); !fenced)
+        co_return co_await fail(fenced.error());
     // The drift guard: the window must still hold exactly what this backfill published.
     if (req.overrideReason.empty()) {
         auto now = co_await readTotals(c, sql, sql.target, w->first(), w->last());
@@ -2686,7 +2721,7 @@ Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
         r = co_await c.query("DROP TABLE " + archive + " CASCADE");  // a swap's archive: the detached partitions inherit it
     if (!r)
         co_return co_await fail(r.error());
-    auto committed = co_await c.execute("COMMIT");
+    auto committed = co_await commitOrReadBack(c, m_conninfo, req.id, "undone", "Undo it again: `reprint undo " + id + "`.");
     if (!committed)
         co_return committed.error();
     co_return out;
@@ -2730,7 +2765,7 @@ Task<Result<int>> Engine::pruneArchives(int retentionDays)
 
 Task<Status> ProgressListener::open()
 {
-    auto conn = co_await connectTo(m_conninfo, nullptr, {});
+    auto conn = co_await connectTo(m_conninfo, {});
     if (!conn)
         co_return conn.error();
     auto r = co_await (*conn)->execute("LISTEN reprint_progress");

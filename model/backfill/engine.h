@@ -146,7 +146,9 @@ struct HistoryRow {
     long long id = 0;
     std::string model, kind, status, validation, from, to, operatorName, approver, note, overrideReason;
     std::string createdAt, publishedAt, error;
-    bool leaseExpired = false;   // status staging but its holder is gone: resumable
+    // Interrupted: status planned or staging, but its lease lapsed or its holder is a
+    // process of this host that no longer runs; resume or abandon take the claim at once.
+    bool leaseExpired = false;
 };
 
 // What a backfill is doing now, read back from the warehouse (so it shows a backfill

@@ -95,9 +95,16 @@ std::string ModelSql::grainText() const
     return "day";
 }
 
+std::string ModelSql::instantOf(const std::string &expr, const std::string &zone) const
+{
+    if (columnType.rfind("timestamp with time zone", 0) == 0)
+        return expr;
+    return "((" + expr + ")::timestamp AT TIME ZONE " + zone + ")";
+}
+
 std::string ModelSql::totals(const std::string &relation) const
 {
-    std::string sql = "SELECT extract(epoch FROM date_trunc($3, t." + column + "::timestamptz, $4))::bigint AS p, "
+    std::string sql = "SELECT extract(epoch FROM date_trunc($3, " + instantOf("t." + column, "$4") + ", $4))::bigint AS p, "
                       "count(*)::text AS rows";
     // A float sum depends on the order rows are read in (1e16 + 1 - 1e16): floats are
     // summed as numeric, exactly, so that old and new totals never differ by row order.
@@ -272,11 +279,15 @@ Task<Result<ModelSql>> describeModel(warehouse::Connection &conn, const Spec &sp
         out.transform = *transform;
     }
 
+    // A check's partition value may be a date, a timestamp or a timestamptz: a wall time
+    // (date, timestamp) is read in the model's zone, as the partition column is.
+    const std::string checkInstant = "CASE WHEN pg_typeof(c.partition) = 'timestamptz'::regtype THEN c.partition::timestamptz "
+                                     "ELSE c.partition::timestamp AT TIME ZONE $4 END";
     for (const Check &c : model.checks) {
         auto sql = bindBounds(c.sql, relations, c.sourceFile);
         if (!sql)
             co_return sql.error();
-        out.checks.push_back({&c, "SELECT extract(epoch FROM date_trunc($3, c.partition::timestamptz, $4))::bigint AS p, "
+        out.checks.push_back({&c, "SELECT extract(epoch FROM date_trunc($3, " + checkInstant + ", $4))::bigint AS p, "
                                   "sum(c.value::numeric)::text AS v FROM (\n" + *sql + "\n) AS c GROUP BY 1"});
     }
     co_return out;

@@ -42,6 +42,12 @@ struct ModelSql {
     std::string rowDiff(const std::string &stage) const;
     // Parameters $3 and $4 of totals().
     std::string grainText() const;
+    // The instant a value of the partition column stands for, as a timestamptz SQL
+    // expression: a timestamptz is one already; a date or timestamp is a wall time in the
+    // model's zone (`zone`: the SQL expression naming it, e.g. "$4"). Never the session's
+    // zone: every session of the engine runs in UTC (see connectTo), so that no value's
+    // meaning depends on where a session was opened.
+    std::string instantOf(const std::string &expr, const std::string &zone) const;
 
     // `alias.column >= $first AND alias.column < $(first+1)`, the bounds cast to the
     // column's own type: with the values known when the statement is planned, the

@@ -28,6 +28,14 @@ struct PartitionReview {
     std::vector<MeasureTotals> measures;  // "rows" first
 };
 
+// A column that no measure covers, changed by key in a boundary partition's row diff: the
+// totals cannot see such a change, so the review reports it as unexpected.
+struct UnexpectedColumn {
+    std::string partition;
+    std::string column;
+    long long rows = 0;  // rows whose value of `column` changed
+};
+
 struct Review {
     long long backfillId = 0;
     std::string model;
@@ -39,6 +47,9 @@ struct Review {
     // Measures whose column is floating point (real, double precision): their totals are
     // summed exactly, as numeric, so that the order rows are read in cannot change them.
     std::vector<std::string> floatMeasures;
+    // Non-measure columns that changed in the boundary partitions' row diffs (verdict
+    // unexpected), in partition order.
+    std::vector<UnexpectedColumn> unexpectedColumns;
 };
 
 struct ColumnChange {

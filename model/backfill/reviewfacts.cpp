@@ -23,14 +23,14 @@ std::string join(const std::vector<std::string> &parts, const std::string &separ
     return out;
 }
 
-Task<Result<ConnectionPtr>> connectFor(const Engine &engine, std::string timezone)
+// A session of the review, in UTC like every session of the engine.
+Task<Result<ConnectionPtr>> connectFor(const Engine &engine)
 {
     auto conn = co_await warehouse::Connection::connect(engine.conninfo());
     if (!conn)
         co_return conn.error();
     auto set = co_await (*conn)->query("SELECT set_config('application_name', 'reprint-review', false), "
-                                       "set_config('TimeZone', $1, false)",
-                                       args(timezone));
+                                       "set_config('TimeZone', 'UTC', false)");
     if (!set)
         co_return set.error();
     auto schema = co_await requireSchema(**conn);
@@ -118,7 +118,7 @@ std::string keyJson(const Model &m, const std::string &alias, const std::string 
 
 Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
 {
-    auto conn = co_await connectFor(engine, "UTC");
+    auto conn = co_await connectFor(engine);
     if (!conn)
         co_return conn.error();
     auto &c = **conn;
@@ -183,14 +183,11 @@ Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
     if (from && to)
         f.windowPartitions = static_cast<long long>(scheme.range(*from, *to).size());
 
-    auto tz = co_await c.query("SELECT set_config('TimeZone', $1, false)", args(model.timezone));
-    if (!tz)
-        co_return tz.error();
     auto sql = co_await describeModel(c, engine.spec(), model);
     if (!sql)
         co_return sql.error();
     f.currentTransformHash = sql->transformHash;
-    auto count = co_await c.query("SELECT count(DISTINCT date_trunc($1, " + sql->column + "::timestamptz, $2)) FROM "
+    auto count = co_await c.query("SELECT count(DISTINCT date_trunc($1, " + sql->instantOf(sql->column, "$2") + ", $2)) FROM "
                                       + sql->target,
                                   args(sql->grainText(), model.timezone));
     if (!count)
@@ -201,7 +198,7 @@ Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
 
 Task<Result<RowDiffPage>> rowDiffPage(const Engine &engine, long long id, std::string partition, long long offset, int limit)
 {
-    auto conn = co_await connectFor(engine, "UTC");
+    auto conn = co_await connectFor(engine);
     if (!conn)
         co_return conn.error();
     auto &c = **conn;
@@ -212,9 +209,6 @@ Task<Result<RowDiffPage>> rowDiffPage(const Engine &engine, long long id, std::s
     if (!where)
         co_return where.error();
     const Model &model = *where->model;
-    auto tz = co_await c.query("SELECT set_config('TimeZone', $1, false)", args(model.timezone));
-    if (!tz)
-        co_return tz.error();
     auto sql = co_await describeModel(c, engine.spec(), model);
     if (!sql)
         co_return sql.error();
@@ -271,7 +265,7 @@ Task<Result<RowDiffPage>> rowDiffPage(const Engine &engine, long long id, std::s
 
 Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string partition, int minutes, int limit)
 {
-    auto conn = co_await connectFor(engine, "UTC");
+    auto conn = co_await connectFor(engine);
     if (!conn)
         co_return conn.error();
     auto &c = **conn;
@@ -282,9 +276,6 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
     if (!where)
         co_return where.error();
     const Model &model = *where->model;
-    auto tz = co_await c.query("SELECT set_config('TimeZone', $1, false)", args(model.timezone));
-    if (!tz)
-        co_return tz.error();
     auto sql = co_await describeModel(c, engine.spec(), model);
     if (!sql)
         co_return sql.error();

@@ -168,6 +168,44 @@ private Q_SLOTS:
                  std::string("ticket 42: the 09th is fixed separately"));
     }
 
+    // A failed validation has a way out on this screen: Abandon asks, says what is dropped,
+    // then frees the window (read back: abandoned, no claim, no stage table).
+    void failedValidationCanBeAbandonedHere()
+    {
+        const std::string db = test::demoCopy("tst_reviewscreen_abandon");
+        int code = -1;
+        const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-10"), QStringLiteral("2026-03-14"), &code);
+        QCOMPARE(code, 3);
+        const std::string ids = std::to_string(id);
+        const std::string stage = test::scalar(db, "SELECT stage_table FROM reprint.backfills WHERE id = $1", {ids});
+        ReviewScreen screen;
+        screen.resize(1280, 800);
+        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screen.show();
+        QVERIFY(openAndWait(screen, id));
+        QTRY_VERIFY(screen.abandonButton()->isVisible() && screen.abandonButton()->isEnabled());
+
+        screen.abandonButton()->click();
+        auto *confirm = waitForChild<QMessageBox>(&screen, QStringLiteral("abandonConfirm"));
+        QVERIFY(confirm);
+        QVERIFY(confirm->informativeText().contains(QLatin1String("Nothing is published")));
+        buttonWithText(confirm, QStringLiteral("Keep It"))->click();
+        QTest::qWait(200);
+        QCOMPARE(test::scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", {ids}), std::string("staged"));
+
+        screen.abandonButton()->click();
+        confirm = waitForChild<QMessageBox>(&screen, QStringLiteral("abandonConfirm"));
+        QVERIFY(confirm);
+        buttonWithText(confirm, QStringLiteral("Abandon Backfill"))->click();
+        QTRY_COMPARE_WITH_TIMEOUT(test::scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", {ids}), std::string("abandoned"), 20000);
+        QCOMPARE(test::scalar(db, "SELECT count(*) FROM reprint.claims WHERE backfill_id = $1", {ids}), std::string("0"));
+        QCOMPARE(test::scalar(db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'reprint_staging' AND tablename = $1", {stage}),
+                 std::string("0"));
+        QTRY_VERIFY_WITH_TIMEOUT(screen.actionNote().contains(QLatin1String("Abandoned backfill")), 10000);
+        QVERIFY(!screen.abandonButton()->isVisible());
+        QVERIFY(!screen.approveButton()->isEnabled());
+    }
+
     void honestWindowPublishesAndUndoes()
     {
         const std::string db = test::demoCopy("tst_reviewscreen_honest");

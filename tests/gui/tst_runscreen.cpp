@@ -422,6 +422,55 @@ private Q_SLOTS:
         QCOMPARE(scalar(f.db, "SELECT status FROM reprint.backfills WHERE id = $1", {id}), std::string("failed"));
     }
 
+    // A CLI backfill killed with SIGKILL mid-staging: the screen tells at once (not after
+    // the lease) that its process is gone, says "interrupted", keeps Cancel off, and offers
+    // Resume and Abandon; Abandon asks first, then frees the window, read back.
+    void deadHolderIsInterruptedAndAbandonFreesTheWindow()
+    {
+        QTemporaryDir dir;
+        const QString spec = wrappedSpec(dir, kSlow);
+        Fixture f("run_dead_holder", spec);
+        RunScreen *screen = f.screen.get();
+        QProcess cli;
+        cli.start(reprint::test::reprintBinary(),
+                  {QStringLiteral("backfill"), QStringLiteral("--spec"), spec, QStringLiteral("--db"), QString::fromStdString(f.db),
+                   QStringLiteral("--model"), QStringLiteral("fct_order_lines"), QStringLiteral("--from"), QStringLiteral("2026-03-01"),
+                   QStringLiteral("--to"), QStringLiteral("2026-03-20")});
+        QVERIFY(cli.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            scalar(f.db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") != "0", 60000);
+        cli.kill();
+        QVERIFY(cli.waitForFinished(10000));
+        const std::string id = scalar(f.db, "SELECT id FROM reprint.backfills");
+        // The lease is still running: only the process is gone.
+        QCOMPARE(scalar(f.db, "SELECT (lease_expires > now() + interval '5 seconds')::text FROM reprint.claims"), std::string("true"));
+        screen->follow(std::stoll(id));
+        QTRY_COMPARE_WITH_TIMEOUT(screen->phase(), Phase::Stalled, 10000);
+        QCOMPARE(RunScreen::phaseLabel(Phase::Stalled), QStringLiteral("interrupted · resumable"));
+        QVERIFY(!screen->cancelButton()->isEnabled());
+        QTRY_VERIFY(screen->resumeButton()->isEnabled());
+        QVERIFY(screen->abandonButton()->isEnabled());
+        const QString banner = screen->findChild<QLabel *>(QStringLiteral("runBanner"))->text();
+        QVERIFY2(banner.contains(QStringLiteral("Interrupted")) && banner.contains(QString::number(cli.processId())), qPrintable(banner));
+
+        // "Keep it" keeps it.
+        clickWhenShown(screen, QStringLiteral("abandonConfirmation"), QStringLiteral("Keep it"));
+        screen->abandonButton()->click();
+        QTRY_VERIFY(!screen->findChild<QMessageBox *>(QStringLiteral("abandonConfirmation")));
+        QCOMPARE(scalar(f.db, "SELECT status FROM reprint.backfills"), std::string("staging"));
+        const std::string stage = scalar(f.db, "SELECT stage_table FROM reprint.backfills");
+
+        clickWhenShown(screen, QStringLiteral("abandonConfirmation"), QStringLiteral("Abandon backfill"));
+        screen->abandonButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(screen->phase(), Phase::Abandoned, 20000);
+        QCOMPARE(scalar(f.db, "SELECT status FROM reprint.backfills"), std::string("abandoned"));
+        QCOMPARE(scalar(f.db, "SELECT count(*) FROM reprint.claims"), std::string("0"));
+        QCOMPARE(scalar(f.db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'reprint_staging' AND tablename = $1", {stage}),
+                 std::string("0"));
+        QVERIFY(!screen->abandonButton()->isEnabled());
+        QVERIFY(!screen->resumeButton()->isEnabled());
+    }
+
     // Not a check: writes docs/run*.png when REPRINT_SCREENSHOT_DIR is set.
     void screenshots()
     {

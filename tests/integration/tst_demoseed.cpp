@@ -10,9 +10,13 @@
 
 #include <QDate>
 #include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -463,6 +467,98 @@ private Q_SLOTS:
         QVERIFY(reused.ok());
         QVERIFY(reused->reused);
         QCOMPARE(reused->seedSeconds, 0.0);
+    }
+
+    void demoIsOnePerPerson()
+    {
+        // A running cluster that another live process started is refused (with hints that
+        // run as printed), used with --share, reused once its starter is gone; a seed of
+        // another version is seeded again.
+        const std::string dir = test::testDir() + "/perperson";
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+        backfill::DemoOptions options;
+        options.dir = dir;
+        options.scale = 0.01;
+        struct StopAtEnd {
+            std::string dir;
+            ~StopAtEnd() { (void)backfill::stopDemo(dir); }
+        } stopAtEnd{dir};
+        auto first = backfill::startDemo(options);
+        QVERIFY2(first.ok(), first.ok() ? "" : first.error().toSentence().c_str());
+        const std::string demoDb = first->conninfo;
+        QVERIFY(test::execute(demoDb, "CREATE TABLE public.someone_elses_work (n int); INSERT INTO public.someone_elses_work VALUES (7)").ok());
+
+        // Another person's process, alive: it "started" the running cluster.
+        QProcess other;
+        other.start(QStringLiteral("sleep"), {QStringLiteral("120")});
+        QVERIFY(other.waitForStarted());
+        const auto otherPid = static_cast<long long>(other.processId());
+        {
+            QFile owner(QString::fromStdString(dir + "/demo-owner"));
+            QVERIFY(owner.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            owner.write(QByteArray::number(otherPid) + "\nsomeone else\non 2026-12-01 at 09:00 UTC\n");
+        }
+        std::vector<std::string> said;
+        const auto collect = [&](const std::string &line) { said.push_back(line); };
+        auto refused = backfill::startDemo(options, collect);
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.error().kind, warehouse::ErrorKind::Usage);
+        const std::string sentence = refused.error().toSentence();
+        QVERIFY2(sentence.find("process " + std::to_string(otherPid) + " (someone else)") != std::string::npos, sentence.c_str());
+        QVERIFY2(sentence.find(dir + " is in use") != std::string::npos, sentence.c_str());
+        // The person's work is untouched.
+        QCOMPARE(scalar(demoDb, "SELECT n FROM public.someone_elses_work"), std::string("7"));
+
+        // The same through the CLI; its --share hint runs as printed.
+        const test::ProcessResult cli = test::runReprint({QStringLiteral("demo"), QStringLiteral("--dir"), QString::fromStdString(dir)});
+        QCOMPARE(cli.exitCode, 1);  // usage: nothing was started or changed
+        const QRegularExpression hint(QStringLiteral("`reprint (demo --dir [^`]+ --share)`"));
+        const auto shareHint = hint.match(cli.err);
+        QVERIFY2(shareHint.hasMatch(), qPrintable(cli.err));
+        const QRegularExpression own(QStringLiteral("`reprint demo --dir ([^` ]+)`"));
+        const auto ownHint = own.match(cli.err);
+        QVERIFY2(ownHint.hasMatch(), qPrintable(cli.err));
+        // The demo of your own goes to a folder nobody uses yet (seeding it is tst_demoseed's
+        // other work; the dir is what the hint decides).
+        QVERIFY(!QFileInfo::exists(ownHint.captured(1)));
+        const test::ProcessResult shared = test::runReprint(shareHint.captured(1).split(QLatin1Char(' ')));
+        QVERIFY2(shared.exitCode == 0, qPrintable(shared.err));
+        QVERIFY2(shared.err.contains(QStringLiteral("sharing the demo cluster that process %1 (someone else) started").arg(otherPid)),
+                 qPrintable(shared.err));
+        QVERIFY2(shared.err.contains(QStringLiteral("reusing the demo in %1, seeded on ").arg(QString::fromStdString(dir))),
+                 qPrintable(shared.err));
+        QCOMPARE(scalar(demoDb, "SELECT n FROM public.someone_elses_work"), std::string("7"));
+
+        // Its starter gone: reused without asking, and the reuse says whose seed it is.
+        other.kill();
+        QVERIFY(other.waitForFinished());
+        said.clear();
+        auto reused = backfill::startDemo(options, collect);
+        QVERIFY2(reused.ok(), reused.ok() ? "" : reused.error().toSentence().c_str());
+        QVERIFY(reused->reused);
+        const auto reuseLine = std::find_if(said.begin(), said.end(), [&](const std::string &l) {
+            return l.rfind("reusing the demo in " + dir + ", seeded on ", 0) == 0;
+        });
+        QVERIFY2(reuseLine != said.end(), said.empty() ? "" : said.back().c_str());
+        QVERIFY2(reuseLine->find("by pid ") != std::string::npos, reuseLine->c_str());
+
+        // A seed of another version is dropped and seeded again.
+        QVERIFY(test::execute(warehouse::LocalCluster(dir).conninfo(),
+                              "COMMENT ON DATABASE demo IS 'Reprint demo shop; seed scale 0.01; seed version 000000000000; seeded long ago'")
+                    .ok());
+        said.clear();
+        auto reseeded = backfill::startDemo(options, collect);
+        QVERIFY2(reseeded.ok(), reseeded.ok() ? "" : reseeded.error().toSentence().c_str());
+        QVERIFY(!reseeded->reused);
+        QVERIFY(std::any_of(said.begin(), said.end(), [](const std::string &l) {
+            return l.find("seeded by seed version 000000000000") != std::string::npos && l.find("seeding it again") != std::string::npos;
+        }));
+        QCOMPARE(scalar(demoDb, "SELECT count(*) FROM pg_tables WHERE tablename = 'someone_elses_work'"), std::string("0"));
+        const std::string comment =
+            scalar(warehouse::LocalCluster(dir).conninfo(), "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = 'demo'");
+        QVERIFY2(comment.find("seed version " + backfill::seedVersion()) != std::string::npos, comment.c_str());
+        QVERIFY(scalar(demoDb, "SELECT count(*) > 0 FROM analytics.fct_order_lines") == "t");
     }
 };
 

@@ -351,6 +351,53 @@ private Q_SLOTS:
             QCOMPARE(targetOfWindow(db), truthOfWindow(db));
         }
     }
+
+    // The same for undo: its COMMIT's outcome is read back, and the message and the
+    // stored state agree (undone; or rolled back, still published, and undo runs again).
+    void undoCommitLostInFlight_data()
+    {
+        QTest::addColumn<bool>("committed");
+        QTest::newRow("lost before the server committed") << false;
+        QTest::newRow("answer lost after the server committed") << true;
+    }
+
+    void undoCommitLostInFlight()
+    {
+        QFETCH(bool, committed);
+        const std::string db = test::demoCopy(committed ? "ps_undo_after" : "ps_undo_before");
+        const auto before = dayHashes(db);
+        const long long id = stage(db, demoSpec());
+        QVERIFY(id > 0);
+        auto pub = publish(db, demoSpec(), id);
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+        const auto published = dayHashes(db);
+        QVERIFY(published != before);
+
+        warehouse::LocalCluster &cluster = demoCluster();
+        SocketProxy proxy(cluster.socketDir(), cluster.port());
+        QVERIFY(proxy.listening());
+        std::string viaProxy = db;
+        const std::string host = cluster.socketDir();
+        viaProxy.replace(viaProxy.find(host), host.size(), proxy.dir());
+        proxy.arm(committed ? SocketProxy::Mode::DropAfterCommit : SocketProxy::Mode::DropBeforeCommit);
+        auto undo = test::runReprint(base(QStringLiteral("undo"), viaProxy) << QString::number(id));
+        QVERIFY(proxy.dropped());
+        const std::string status = scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", {std::to_string(id)});
+        if (committed) {
+            QVERIFY2(undo.exitCode == 0, qPrintable(undo.err));
+            QCOMPARE(status, std::string("undone"));
+            QVERIFY(dayHashes(db) == before);
+        } else {
+            QCOMPARE(undo.exitCode, 2);
+            QVERIFY2(undo.err.contains(QStringLiteral("rolled back, nothing was undone")), qPrintable(undo.err));
+            QVERIFY2(!undo.err.contains(QStringLiteral("check the connection string")), qPrintable(undo.err));
+            QCOMPARE(status, std::string("published"));
+            QVERIFY(dayHashes(db) == published);
+            auto again = test::runReprint(base(QStringLiteral("undo"), db) << QString::number(id));
+            QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+            QVERIFY(dayHashes(db) == before);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPublishStrategy)

@@ -277,6 +277,87 @@ private Q_SLOTS:
         QCOMPARE(scalar(db, "SELECT string_agg(id || ' ' || status, ', ' ORDER BY id) FROM reprint.backfills"),
                  std::string("1 failed, 2 staged"));
     }
+
+    // A model partitioned by a date in Europe/Berlin whose transform turns a timestamptz
+    // into a timestamp: every session of the engine runs in UTC, so the transform's values
+    // mean what the scheduled run's do (no +1 h shift), while the partitions still follow
+    // Berlin's days. A column no measure covers that did change (label, on the boundary
+    // day) is reported as unexpected, with a diff command that runs as printed.
+    void sessionZoneNeverShiftsValuesAndUncoveredChangesAreUnexpected()
+    {
+        const std::string db = test::demoCopy("rel_zoned");
+        auto made = test::execute(db, R"sql(
+CREATE SCHEMA zoned;
+CREATE TABLE zoned.src (id int, day date, seen_at timestamptz, label text, amount numeric);
+INSERT INTO zoned.src SELECT i, date '2026-01-01' + (i % 3), timestamptz '2026-01-01 10:00+00' + i * interval '1 hour',
+                             'item ' || i, i * 1.5 FROM generate_series(1, 30) AS i;
+CREATE TABLE zoned.t (id int, day date, seen timestamp, label text, amount numeric);
+INSERT INTO zoned.t SELECT id, day, seen_at AT TIME ZONE 'UTC', label, amount FROM zoned.src;
+UPDATE zoned.t SET label = 'stale' WHERE id IN (3, 6);
+)sql");
+        QVERIFY2(made.ok(), made.ok() ? "" : made.error().message.c_str());
+        QTemporaryDir dir;
+        {
+            QFile t(dir.filePath(QStringLiteral("zoned.sql")));
+            QVERIFY(t.open(QIODevice::WriteOnly));
+            t.write("SELECT s.id, s.day, s.seen_at::timestamp AS seen, s.label, s.amount FROM zoned.src AS s\n"
+                    "WHERE s.day >= :start AND s.day < :end\n");
+            QFile y(dir.filePath(QStringLiteral("zoned.yaml")));
+            QVERIFY(y.open(QIODevice::WriteOnly));
+            y.write(QStringLiteral("warehouse: \"%1\"\nmodels:\n  - name: zoned\n    target: zoned.t\n"
+                                   "    partition: { column: day, grain: day, timezone: Europe/Berlin }\n    key: [id]\n"
+                                   "    measures: [amount]\n    transform: zoned.sql\n    publish: replace\n")
+                        .arg(QString::fromStdString(db))
+                        .toUtf8());
+        }
+        const QString spec = dir.filePath(QStringLiteral("zoned.yaml"));
+        auto bf = test::runReprint(oddArgs(QStringLiteral("backfill"), spec) << QStringLiteral("--model") << QStringLiteral("zoned")
+                                                                              << QStringLiteral("--from") << QStringLiteral("2026-01-01")
+                                                                              << QStringLiteral("--to") << QStringLiteral("2026-01-03"));
+        QVERIFY2(bf.exitCode == 0, qPrintable(bf.err));
+        const long long id = backfillIdFrom(bf);
+        // The totals follow Berlin's days, counted independently.
+        auto review = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << QString::number(id) << QStringLiteral("--format")
+                                                                              << QStringLiteral("json"));
+        QVERIFY2(review.exitCode == 0, qPrintable(review.err));
+        const QJsonObject r = json(review);
+        int checked = 0;
+        for (const QJsonValue &p : r.value(QStringLiteral("partitions")).toArray()) {
+            const QJsonObject part = p.toObject();
+            if (!part.value(QStringLiteral("in_scope")).toBool())
+                continue;
+            const std::string day = part.value(QStringLiteral("partition")).toString().toStdString();
+            const QJsonObject rows = part.value(QStringLiteral("measures")).toObject().value(QStringLiteral("rows")).toObject();
+            QCOMPARE(rows.value(QStringLiteral("new")).toVariant().toString().toStdString(),
+                     scalar(db, "SELECT count(*)::text FROM zoned.src WHERE day = $1::date", {day}));
+            ++checked;
+        }
+        QCOMPARE(checked, 3);
+        // No value shifted: the timestamp column is unchanged on both boundary days.
+        for (const char *day : {"2026-01-01", "2026-01-03"}) {
+            auto rows = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << QString::number(id) << QStringLiteral("--rows")
+                                                                                << QString::fromLatin1(day) << QStringLiteral("--format")
+                                                                                << QStringLiteral("json"));
+            QVERIFY2(rows.exitCode == 0, qPrintable(rows.err));
+            QCOMPARE(json(rows).value(QStringLiteral("column_changes")).toObject().value(QStringLiteral("seen")).toInt(), 0);
+        }
+        // label changed on the boundary days (ids 3 and 6 are on 2026-01-01): unexpected.
+        const QJsonArray unexpected = r.value(QStringLiteral("unexpected_columns")).toArray();
+        QCOMPARE(unexpected.size(), 1);
+        const QJsonObject u = unexpected.first().toObject();
+        QCOMPARE(u.value(QStringLiteral("partition")).toString(), QStringLiteral("2026-01-01"));
+        QCOMPARE(u.value(QStringLiteral("column")).toString(), QStringLiteral("label"));
+        QCOMPARE(u.value(QStringLiteral("rows")).toInt(),
+                 std::stoi(scalar(db, "SELECT count(*) FROM zoned.t t JOIN zoned.src s USING (id) WHERE t.label <> s.label AND t.day = '2026-01-01'")));
+        QCOMPARE(u.value(QStringLiteral("verdict")).toString(), QStringLiteral("unexpected"));
+        auto table = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << QString::number(id));
+        QVERIFY2(table.out.contains(QStringLiteral("UNEXPECTED: 2 row(s) of 2026-01-01 changed column label")), qPrintable(table.out));
+        const QList<QStringList> hints = commandsIn(table.out);
+        QCOMPARE(hints.size(), 1);
+        auto ran = test::runReprint(hints.first());
+        QVERIFY2(ran.exitCode == 0 && ran.out.contains(QStringLiteral("label: 2 changed")), qPrintable(ran.out + ran.err));
+        qInfo("Berlin days under a UTC session: 0 shifted values, 1 unexpected column reported");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestReliability)
