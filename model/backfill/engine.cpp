@@ -2,6 +2,7 @@
 
 #include "migrations.h"
 #include "modelsql.h"
+#include "privileges.h"
 #include "sqltext.h"
 #include "warehouse/localcluster.h"
 
@@ -1120,6 +1121,20 @@ Task<Result<SwapLayout>> swapLayoutOf(warehouse::Connection &c, const ModelSql &
         layout.misfit = sql.target + " is not range-partitioned on " + sql.column + " alone";
         co_return layout;
     }
+    // A swap detaches and attaches partitions and builds their successors beside them: only
+    // the owner of the target and its partitions may, with CREATE on their schemas. A role
+    // that may only write the target's rows (docs/privileges.md) replaces instead.
+    auto may = co_await c.query("SELECT current_user::text, bool_and(pg_has_role(current_user, k.relowner, 'USAGE') "
+                                "AND has_schema_privilege(k.relnamespace, 'CREATE'))::text FROM pg_class k "
+                                "WHERE k.oid = $1::regclass OR k.oid IN (SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = $1::regclass)",
+                                args(sql.target));
+    if (!may)
+        co_return may.error();
+    if (may->last().rows.front()[1] != "true") {
+        layout.misfit = "role " + may->last().rows.front()[0].value_or("?") + " may not swap partitions of " + sql.target
+                        + " (only their owner may, with CREATE on their schema)";
+        co_return layout;
+    }
     std::vector<Value> lowers, uppers;
     for (const Partition &p : w.partitions) {
         lowers.emplace_back(sql.lowerValue(p));
@@ -1863,7 +1878,7 @@ std::string cascadeViewSql(const Member &member, const std::string &view)
 
 } // namespace
 
-Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn progress, CancelTokenPtr cancel)
+Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, ProgressFn progress, CancelTokenPtr cancel)
 {
     if (!cancel)
         cancel = std::make_shared<CancelToken>();
@@ -2078,7 +2093,7 @@ Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn p
     co_return outcome;
 }
 
-Task<Result<RunOutcome>> Engine::run(std::string modelName, std::string partition, CancelTokenPtr cancel)
+Task<Result<RunOutcome>> Engine::runSteps(std::string modelName, std::string partition, CancelTokenPtr cancel)
 {
     if (!cancel)
         cancel = std::make_shared<CancelToken>();
@@ -2424,7 +2439,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
 
 } // namespace
 
-Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr cancel)
+Task<Result<PublishOutcome>> Engine::publishSteps(PublishRequest req, CancelTokenPtr cancel)
 {
     if (req.note.empty())
         co_return usage("publishing needs an approval note", "Pass --approve \"why this is right\".");
@@ -2534,7 +2549,7 @@ Task<Result<std::string>> Engine::requestCancel(long long id)
     co_return holder;
 }
 
-Task<Status> Engine::abandon(long long id)
+Task<Status> Engine::abandonSteps(long long id)
 {
     auto s = co_await open(nullptr, {});
     if (!s)
@@ -2615,7 +2630,7 @@ Error notUndoable(const BackfillRow &b)
 
 } // namespace
 
-Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
+Task<Result<UndoOutcome>> Engine::undoSteps(UndoRequest req, CancelTokenPtr cancel)
 {
     auto conn = co_await connectTo(m_conninfo, cancel);
     if (!conn)
@@ -2854,6 +2869,61 @@ Task<Result<BackfillProgress>> Engine::progress(long long id)
     for (const auto &row : waits->last().rows)
         out.waits.push_back({std::stoi(*row[0]), std::stod(row[1].value_or("0")), row[2].value_or("")});
     co_return out;
+}
+
+
+// Every privilege error of the operations below is explained here, and only here.
+// (Named vectors: GCC 12 rejects braced lists as arguments of a co_await.)
+Task<Result<BackfillOutcome>> Engine::backfill(BackfillRequest req, ProgressFn progress, CancelTokenPtr cancel)
+{
+    std::vector<std::string> models;
+    if (req.resumeId == 0 && !req.cascade)
+        models.push_back(req.model);
+    const long long id = req.resumeId;
+    auto r = co_await backfillSteps(std::move(req), std::move(progress), std::move(cancel));
+    if (r)
+        co_return r;
+    std::vector<Step> steps = {Step::Open, Step::Claim, Step::Stage, Step::Validate};
+    co_return co_await explainPrivilege(m_conninfo, m_spec, std::move(models), id, std::move(steps), r.error());
+}
+
+Task<Result<RunOutcome>> Engine::run(std::string modelName, std::string partition, CancelTokenPtr cancel)
+{
+    auto r = co_await runSteps(modelName, std::move(partition), std::move(cancel));
+    if (r)
+        co_return r;
+    std::vector<std::string> models = {modelName};
+    std::vector<Step> steps = {Step::Open, Step::Claim, Step::Stage, Step::Publish};
+    co_return co_await explainPrivilege(m_conninfo, m_spec, std::move(models), 0, std::move(steps), r.error());
+}
+
+Task<Result<PublishOutcome>> Engine::publish(PublishRequest req, CancelTokenPtr cancel)
+{
+    const long long id = req.id;
+    auto r = co_await publishSteps(std::move(req), std::move(cancel));
+    if (r)
+        co_return r;
+    std::vector<Step> steps = {Step::Open, Step::Publish};
+    co_return co_await explainPrivilege(m_conninfo, m_spec, {}, id, std::move(steps), r.error());
+}
+
+Task<Result<UndoOutcome>> Engine::undo(UndoRequest req, CancelTokenPtr cancel)
+{
+    const long long id = req.id;
+    auto r = co_await undoSteps(std::move(req), std::move(cancel));
+    if (r)
+        co_return r;
+    std::vector<Step> steps = {Step::Open, Step::Undo};
+    co_return co_await explainPrivilege(m_conninfo, m_spec, {}, id, std::move(steps), r.error());
+}
+
+Task<Status> Engine::abandon(long long id)
+{
+    auto r = co_await abandonSteps(id);
+    if (r)
+        co_return r;
+    std::vector<Step> steps = {Step::Open, Step::Abandon};
+    co_return co_await explainPrivilege(m_conninfo, m_spec, {}, id, std::move(steps), r.error());
 }
 
 } // namespace reprint::backfill

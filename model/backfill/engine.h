@@ -240,6 +240,14 @@ public:
 
 private:
     struct Session;
+    // The work of backfill(), run(), publish(), undo() and abandon(). Those add, in one
+    // place, what a privilege error (SQLSTATE 42501) lacks: the role, the step and the
+    // GRANT that gives it (explainPrivilege(), privileges.h; docs/privileges.md).
+    Task<Result<BackfillOutcome>> backfillSteps(BackfillRequest request, ProgressFn progress, CancelTokenPtr cancel);
+    Task<Result<RunOutcome>> runSteps(std::string model, std::string partition, CancelTokenPtr cancel);
+    Task<Result<PublishOutcome>> publishSteps(PublishRequest request, CancelTokenPtr cancel);
+    Task<Result<UndoOutcome>> undoSteps(UndoRequest request, CancelTokenPtr cancel);
+    Task<Status> abandonSteps(long long id);
     // A connection (schema checked; the model's SQL described when `model` is given).
     Task<Result<std::shared_ptr<Session>>> open(const Model *model, CancelTokenPtr cancel);
     // open() for the window [from, to] of model `modelName`; the session holds both.
