@@ -3,6 +3,7 @@
 #include "backfill/demo.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QStandardPaths>
 
 #include <mutex>
@@ -55,9 +56,12 @@ bool DemoLauncher::start(const QString &dir, double scale)
     options.scale = scale;
     Private *p = d.get();
     d->worker = std::thread([p, options] {
-        auto progress = [p](const std::string &line) {
+        QElapsedTimer clock;
+        clock.start();
+        auto progress = [p, &clock](const std::string &line) {
             const QString message = QString::fromStdString(line);
-            p->post([p, message] { Q_EMIT p->target->progressed(message); });
+            const double seconds = double(clock.elapsed()) / 1000.0;
+            p->post([p, message, seconds] { Q_EMIT p->target->progressed(message, seconds); });
         };
         auto result = backfill::startDemo(options, progress);
         if (result) {

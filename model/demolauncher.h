@@ -33,7 +33,9 @@ public:
     static QString defaultDirectory();
 
 Q_SIGNALS:
-    void progressed(const QString &message);
+    // A named step of the start ("seeding the demo shop at scale 1", "raw.orders: 120,000
+    // rows"), with the seconds since start() was called.
+    void progressed(const QString &message, double elapsedSeconds);
     // `conninfo` has no password (the demo trusts its private socket).
     void started(const QString &conninfo, const QString &specPath);
     void failed(const QString &message);

@@ -8,6 +8,7 @@
 #include <QPointer>
 #include <QThreadPool>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -51,6 +52,8 @@ int registerTypes()
     qRegisterMetaType<backfill::PublishOutcome>();
     qRegisterMetaType<backfill::UndoOutcome>();
     qRegisterMetaType<backfill::BackfillProgress>();
+    qRegisterMetaType<backfill::Throughput>();
+    qRegisterMetaType<backfill::SchemaVersions>();
     qRegisterMetaType<DatabaseError>();
     return 0;
 }
@@ -231,6 +234,26 @@ quint64 EngineClient::history(const QString &model)
                               [this](quint64 tk, HistoryRows rows) { Q_EMIT historyFinished(tk, rows); });
 }
 
+quint64 EngineClient::throughput(const QString &model)
+{
+    const quint64 token = ++d->nextToken;
+    return start<backfill::Throughput>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+                                       [m = model.toStdString()](backfill::Engine &e, CancelTokenPtr) {
+                                           return backfill::pastThroughput(e, m);
+                                       },
+                                       [this](quint64 tk, backfill::Throughput t) { Q_EMIT throughputFinished(tk, t); });
+}
+
+quint64 EngineClient::schemaVersions()
+{
+    const quint64 token = ++d->nextToken;
+    return start<backfill::SchemaVersions>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+                                           [](backfill::Engine &e, CancelTokenPtr) { return backfill::schemaVersions(e); },
+                                           [this](quint64 tk, backfill::SchemaVersions v) {
+                                               Q_EMIT schemaVersionsFinished(tk, v);
+                                           });
+}
+
 void EngineClient::cancel(quint64 token)
 {
     auto it = d->cancels.find(token);
@@ -287,7 +310,75 @@ Task<void> follow(std::shared_ptr<backfill::Engine> engine, std::string conninfo
     listener.close();
 }
 
+// The partition announcements loop, on the I/O thread. `stopped` is set by the GUI thread.
+Task<void> followPartitions(std::string conninfo, int minIntervalMs, std::shared_ptr<std::atomic<bool>> stopped,
+                            std::function<void(std::vector<backfill::PartitionsChanged>)> deliver)
+{
+    backfill::PartitionListener listener(conninfo);
+    auto executor = co_await warehouse::asio::this_coro::executor;
+    warehouse::asio::steady_timer pause(executor);
+    boost::system::error_code ec;
+    while (!*stopped) {
+        if (!listener.isOpen() && !(co_await listener.open()).ok()) {
+            pause.expires_after(std::chrono::seconds(5));
+            co_await pause.async_wait(warehouse::asio::redirect_error(warehouse::asio::use_awaitable, ec));
+            continue;
+        }
+        auto n = co_await listener.next(std::chrono::milliseconds(500));
+        if (!n || !*n)
+            continue;
+        // A burst: wait a little for the rest of it, then merge it per model.
+        std::vector<backfill::PartitionsChanged> changes{**n};
+        pause.expires_after(std::chrono::milliseconds(minIntervalMs));
+        co_await pause.async_wait(warehouse::asio::redirect_error(warehouse::asio::use_awaitable, ec));
+        while (!*stopped) {
+            auto more = co_await listener.next(std::chrono::milliseconds(0));
+            if (!more || !*more)
+                break;
+            auto same = std::find_if(changes.begin(), changes.end(),
+                                     [&](const backfill::PartitionsChanged &c) { return c.model == (*more)->model; });
+            if (same == changes.end()) {
+                changes.push_back(**more);
+            } else {
+                same->start = std::min(same->start, (*more)->start);
+                same->end = std::max(same->end, (*more)->end);
+            }
+        }
+        if (!*stopped)
+            deliver(std::move(changes));
+    }
+    listener.close();
+}
+
 } // namespace
+
+quint64 EngineClient::watchPartitions(int minIntervalMs)
+{
+    const quint64 token = ++d->nextToken;
+    if (!d->engine) {
+        const warehouse::Error e = warehouse::Error::make(warehouse::ErrorKind::Usage, "no spec is open", "Open a spec first.");
+        QMetaObject::invokeMethod(this, [this, token, e] { Q_EMIT failed(token, toDatabaseError(e)); }, Qt::QueuedConnection);
+        return token;
+    }
+    auto stopped = std::make_shared<std::atomic<bool>>(false);
+    d->watches[token] = stopped;
+    const quint64 generation = d->generation;
+    const quint64 *current = &d->generation;
+    auto deliver = [this, token, generation, current, stopped](std::vector<backfill::PartitionsChanged> changes) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, token, generation, current, stopped, changes = std::move(changes)] {
+                if (*stopped || generation != *current)
+                    return;
+                for (const backfill::PartitionsChanged &c : changes)
+                    Q_EMIT partitionsChanged(token, QString::fromStdString(c.model), c.start, c.end);
+            },
+            Qt::QueuedConnection);
+    };
+    warehouse::asio::co_spawn(d->io->context(), followPartitions(d->engine->conninfo(), minIntervalMs, stopped, deliver),
+                              warehouse::asio::detached);
+    return token;
+}
 
 quint64 EngineClient::watch(qint64 backfillId, int pollMs, int minIntervalMs)
 {

@@ -16,6 +16,7 @@
 
 #include "warehouseclient.h"
 
+#include "backfill/calendarfacts.h"
 #include "backfill/engine.h"
 #include "backfill/spec.h"
 
@@ -64,6 +65,18 @@ public:
     quint64 watch(qint64 backfillId, int pollMs = 5000, int minIntervalMs = 100);
     void unwatch(quint64 token);
 
+    // Follows the warehouse's announcements of changed partitions (channel
+    // reprint_partitions: a backfill or run recorded or changing status, a claim taken or
+    // released), made by any process: partitionsChanged() for each, the announcements of
+    // one burst merged per model (at most one signal per model every `minIntervalMs`).
+    // A lost connection is opened again every few seconds; meanwhile nothing is announced.
+    // Until unwatch(token) or setSpec().
+    quint64 watchPartitions(int minIntervalMs = 200);
+    // How fast the model's partitions staged in its latest backfills and runs.
+    quint64 throughput(const QString &model);
+    // The warehouse's Reprint schema version and this build's.
+    quint64 schemaVersions();
+
 Q_SIGNALS:
     void progressChanged(quint64 token, const reprint::backfill::BackfillProgress &progress);
     void statusFinished(quint64 token, const reprint::model::StatusRows &rows);
@@ -77,6 +90,10 @@ Q_SIGNALS:
     void abandonFinished(quint64 token);
     void cancelRequested(quint64 token, const QString &holder);
     void historyFinished(quint64 token, const reprint::model::HistoryRows &rows);
+    // [start, end) in UTC, end exclusive.
+    void partitionsChanged(quint64 token, const QString &model, const QDateTime &start, const QDateTime &end);
+    void throughputFinished(quint64 token, const reprint::backfill::Throughput &throughput);
+    void schemaVersionsFinished(quint64 token, const reprint::backfill::SchemaVersions &versions);
     void failed(quint64 token, const reprint::model::DatabaseError &error);
 
 private:
@@ -100,3 +117,5 @@ Q_DECLARE_METATYPE(reprint::backfill::RowDiff)
 Q_DECLARE_METATYPE(reprint::backfill::PublishOutcome)
 Q_DECLARE_METATYPE(reprint::backfill::UndoOutcome)
 Q_DECLARE_METATYPE(reprint::backfill::BackfillProgress)
+Q_DECLARE_METATYPE(reprint::backfill::Throughput)
+Q_DECLARE_METATYPE(reprint::backfill::SchemaVersions)

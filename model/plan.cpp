@@ -3,10 +3,13 @@
 #include "partitioncalendarmodel.h"
 
 #include <QDateTime>
+#include <QLocale>
+#include <QObject>
 #include <QRegularExpression>
 #include <QSet>
 
 #include <algorithm>
+#include <cmath>
 
 namespace reprint::model {
 
@@ -51,8 +54,34 @@ backfill::BackfillRequest Plan::request() const
     return r;
 }
 
+QString Plan::estimateText() const
+{
+    const QLocale locale;
+    auto duration = [](double s) {
+        if (s < 1)
+            return QObject::tr("under a second");
+        if (s < 90)
+            return QObject::tr("%1 s").arg(std::lround(s));
+        if (s < 5400)
+            return QObject::tr("%1 min").arg(std::lround(s / 60));
+        return QObject::tr("%1 h").arg(QLocale().toString(s / 3600, 'f', 1));
+    };
+    if (seconds < 0)
+        return rows <= 0 && partitionsWithoutStatus > 0
+            ? QObject::tr("time unknown until the window's rows are read")
+            : QObject::tr("time unknown: no past backfill or run of this model to measure");
+    const QString rate = locale.toString(rowsPerSecond, 'f', 0);
+    if (backfillsMeasured > 0)
+        return QObject::tr("≈ %1 to stage (%2 rows/s per partition, measured over %3 of %4)")
+            .arg(duration(seconds), rate,
+                 partitionsMeasured == 1 ? QObject::tr("1 partition") : QObject::tr("%1 partitions").arg(locale.toString(partitionsMeasured)),
+                 backfillsMeasured == 1 ? QObject::tr("1 past backfill") : QObject::tr("%1 past backfills").arg(backfillsMeasured));
+    return QObject::tr("≈ %1 to stage (%2 rows/s over the last %3)")
+        .arg(duration(seconds), rate, runsMeasured == 1 ? QObject::tr("1 run") : QObject::tr("%1 runs").arg(runsMeasured));
+}
+
 Plan Plan::make(const backfill::Spec &spec, const PartitionCalendarModel &calendar, int first, int last,
-                const HistoryRows &history, bool cascade)
+                const HistoryRows &history, bool cascade, const backfill::Throughput &past)
 {
     Plan plan;
     if (!calendar.hasModel() || first < 0 || last < first || last >= calendar.partitionCount())
@@ -119,10 +148,15 @@ Plan Plan::make(const backfill::Spec &spec, const PartitionCalendarModel &calend
         secondsRun += std::max<qint64>(1, created.secsTo(published));
         ++plan.runsMeasured;
     }
-    if (plan.runsMeasured > 0 && rowsRun > 0) {
+    if (past.isKnown()) {
+        plan.backfillsMeasured = past.backfills + past.runs;
+        plan.partitionsMeasured = past.partitions;
+        plan.rowsPerSecond = past.rowsPerSecond();
+    } else if (plan.runsMeasured > 0 && rowsRun > 0) {
         plan.rowsPerSecond = double(rowsRun) / double(secondsRun);
-        plan.seconds = double(plan.rows) / plan.rowsPerSecond;
     }
+    if (plan.rowsPerSecond > 0 && plan.rows > 0)
+        plan.seconds = double(plan.rows) / plan.rowsPerSecond;
 
     // Downstream models, breadth first, each over the partitions of its own grain that
     // the window's instants fall in.

@@ -8,6 +8,8 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QCryptographicHash>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -28,8 +30,10 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStyle>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -78,6 +82,16 @@ QString count(int n, const QString &one, const QString &many)
     return (n == 1 ? one : many).arg(QLocale().toString(n));
 }
 
+// The width of `text` (a label's, '&' marking the mnemonic) drawn one letter at a time.
+int unkernedWidth(const QFontMetrics &metrics, QString text)
+{
+    text.remove(QLatin1Char('&'));
+    int width = 1;
+    for (const QChar c : text)
+        width += metrics.horizontalAdvance(c);
+    return width;
+}
+
 QString placeholderFor(Grain grain)
 {
     switch (grain) {
@@ -87,17 +101,6 @@ QString placeholderFor(Grain grain)
     case Grain::Month: return QStringLiteral("YYYY-MM");
     }
     return {};
-}
-
-QString duration(double seconds)
-{
-    if (seconds < 1)
-        return QObject::tr("under a second");
-    if (seconds < 90)
-        return QObject::tr("%1 s").arg(std::lround(seconds));
-    if (seconds < 5400)
-        return QObject::tr("%1 min").arg(std::lround(seconds / 60));
-    return QObject::tr("%1 h").arg(QLocale().toString(seconds / 3600, 'f', 1));
 }
 
 QFrame *banner(QWidget *parent, const QColor &tint, const QString &objectName)
@@ -234,6 +237,16 @@ protected:
                 p.fillRect(r, dark ? QColor(255, 255, 255, 30) : QColor(0, 40, 120, 28));
             },
             tr("weekend"));
+        item(
+            [&](const QRect &r) {
+                const QColor highlight = pal.color(QPalette::Highlight);
+                QColor fill = highlight;
+                fill.setAlpha(70);
+                p.fillRect(r, fill);
+                p.setPen(QPen(highlight, 2));
+                p.drawRect(r.adjusted(1, 1, -1, -1));
+            },
+            tr("in the window"));
     }
 
 private:
@@ -252,6 +265,15 @@ CalendarScreen::CalendarScreen(model::EngineClient *engine, QWidget *parent)
     connect(m_engine, &model::EngineClient::statusFinished, this, &CalendarScreen::onStatus);
     connect(m_engine, &model::EngineClient::historyFinished, this, &CalendarScreen::onHistory);
     connect(m_engine, &model::EngineClient::failed, this, &CalendarScreen::onFailed);
+    connect(m_engine, &model::EngineClient::partitionsChanged, this, &CalendarScreen::onPartitionsChanged);
+    connect(m_engine, &model::EngineClient::throughputFinished, this,
+            [this](quint64 token, const backfill::Throughput &throughput) {
+                if (token != m_throughputToken)
+                    return;
+                m_throughputToken = 0;
+                m_throughput = throughput;
+                updatePlan();
+            });
     connect(m_calendar, &QAbstractItemModel::dataChanged, this, [this] {
         updateWarning();
         updatePlan();
@@ -268,6 +290,8 @@ CalendarScreen::~CalendarScreen()
 {
     if (m_refreshing && m_engine)
         m_engine->cancel(m_statusToken);
+    if (m_partitionWatch && m_engine)
+        m_engine->unwatch(m_partitionWatch);
     QSettings().setValue(QStringLiteral("calendar/splitter"), m_splitter->saveState());
 }
 
@@ -421,7 +445,16 @@ void CalendarScreen::buildUi()
     scope->addWidget(toLabel);
     scope->addWidget(m_to);
     scope->addWidget(m_selectFailing);
-    scope->addStretch(1);
+    m_windowError = new QLabel(this);
+    m_windowError->setObjectName(QStringLiteral("windowError"));
+    m_windowError->setStyleSheet(QStringLiteral("color: #d64545;"));
+    m_windowError->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    scope->addSpacing(8);
+    scope->addWidget(m_windowError, 1);
+    // A mnemonic label is measured kerned but drawn in pieces (the underlined letter on
+    // its own): "To" needs the unkerned width, or it shows as "Tc".
+    for (QLabel *l : {fromLabel, toLabel})
+        l->setMinimumWidth(std::max(l->sizeHint().width(), unkernedWidth(l->fontMetrics(), l->text())));
     layout->addLayout(scope);
 
     m_warning = banner(this, QColor(0xe0, 0xa8, 0x2e), QStringLiteral("underScopeWarning"));
@@ -437,8 +470,20 @@ void CalendarScreen::buildUi()
     warningLayout->addWidget(warningIcon, 0, Qt::AlignTop);
     warningLayout->addWidget(m_warningLabel, 1);
     warningLayout->addWidget(m_widen, 0, Qt::AlignVCenter);
-    m_warning->hide();
-    layout->addWidget(m_warning);
+    // The warning and a quiet note share one place of a fixed height (two lines of the
+    // warning), so that the calendar does not move when the warning comes and goes.
+    m_scopeNote = new QLabel(this);
+    m_scopeNote->setObjectName(QStringLiteral("scopeNote"));
+    m_scopeNote->setForegroundRole(QPalette::PlaceholderText);
+    m_scopeNote->setWordWrap(true);
+    m_scopeNote->setContentsMargins(12, 0, 12, 0);
+    m_notice = new QStackedWidget(this);
+    m_notice->setObjectName(QStringLiteral("scopeNotice"));
+    m_notice->addWidget(m_scopeNote);
+    m_notice->addWidget(m_warning);
+    m_notice->setFixedHeight(std::max(m_widen->sizeHint().height(), 2 * fontMetrics().lineSpacing()) + 6 + 6 + 4);
+    m_notice->setCurrentWidget(m_scopeNote);
+    layout->addWidget(m_notice);
 
     // The plan of the selected window.
     auto *planBox = new QGroupBox(tr("Plan"), this);
@@ -508,6 +553,7 @@ void CalendarScreen::buildUi()
     });
     connect(m_year, &QComboBox::activated, this, [this](int i) { m_view->scrollToYear(m_year->itemData(i).toInt()); });
     connect(m_earlier, &QToolButton::clicked, this, [this] {
+        m_announcedText.clear();
         const int oldFirst = m_calendar->firstYear();
         setYears(oldFirst - 1, m_calendar->lastYear());
         int lastOrdinal = -1;
@@ -533,10 +579,7 @@ void CalendarScreen::buildUi()
         m_copy->setText(tr("Copied"));
     });
     connect(m_cascade, &QCheckBox::toggled, this, &CalendarScreen::updatePlan);
-    connect(m_start, &QPushButton::clicked, this, [this] {
-        if (m_plan.isValid())
-            Q_EMIT backfillRequested(m_plan.request());
-    });
+    connect(m_start, &QPushButton::clicked, this, &CalendarScreen::confirmStart);
 }
 
 QString CalendarScreen::settingsKey() const
@@ -553,6 +596,14 @@ void CalendarScreen::showModel(const QString &name)
     m_error.clear();
     m_errorBanner->hide();
     m_history.clear();
+    if (m_partitionWatch)
+        m_engine->unwatch(m_partitionWatch);
+    m_partitionWatch = 0;
+    m_announcedFirst = m_announcedLast = -1;
+    m_announcedText.clear();
+    m_throughput = {};
+    m_throughputToken = 0;
+    m_windowError->clear();
     const backfill::Model *model = m_engine->hasSpec() ? m_engine->spec().model(name.toStdString()) : nullptr;
     m_modelName = model ? name : QString();
     m_specPath = m_engine->hasSpec() ? q(m_engine->spec().path) : QString();
@@ -563,12 +614,15 @@ void CalendarScreen::showModel(const QString &name)
     if (!model) {
         m_title->setText(tr("No model"));
         m_calendar->setModel(backfill::Model{}, QDate::currentDate().year(), QDate::currentDate().year());
+        m_scopeNote->clear();
         updateYears();
         updatePlan();
         updateDetail(-1);
         updateStatusLine();
         return;
     }
+    m_partitionWatch = m_engine->watchPartitions();
+    m_throughputToken = m_engine->throughput(name);
     m_title->setText(name);
     m_title->setToolTip(tr("%1: one partition per %2 (%3)")
                             .arg(name, QString::fromLatin1(backfill::toString(model->grain)), q(model->timezone)));
@@ -641,6 +695,7 @@ void CalendarScreen::refresh()
 {
     if (m_modelName.isEmpty())
         return;
+    m_announcedText.clear();
     const int last = m_calendar->lastPastOrdinal();
     if (last < 0) {
         finishRefresh(true, {});
@@ -769,6 +824,48 @@ void CalendarScreen::finishRefresh(bool ok, const QString &message)
     updatePlan();
     if (wasRefreshing)
         Q_EMIT refreshFinished(ok);
+    if (m_announcedFirst >= 0)
+        QTimer::singleShot(0, this, &CalendarScreen::startAnnounced);
+}
+
+void CalendarScreen::onPartitionsChanged(quint64 token, const QString &model, const QDateTime &start,
+                                         const QDateTime &end)
+{
+    if (token != m_partitionWatch || model != m_modelName || !m_calendar->hasModel())
+        return;
+    int first = -1;
+    int last = -1;
+    for (int o = 0; o <= m_calendar->lastPastOrdinal(); ++o) {
+        const backfill::Partition &p = m_calendar->partition(o);
+        if (p.end > start && p.start < end) {
+            if (first < 0)
+                first = o;
+            last = o;
+        }
+    }
+    if (first < 0)
+        return;
+    m_announcedFirst = m_announcedFirst < 0 ? first : std::min(m_announcedFirst, first);
+    m_announcedLast = std::max(m_announcedLast, last);
+    Q_EMIT changeAnnounced(q(m_calendar->partition(first).name), q(m_calendar->partition(last).name));
+    // A finished backfill measures the model's throughput anew.
+    m_throughputToken = m_engine->throughput(m_modelName);
+    if (!m_refreshing)
+        startAnnounced();
+}
+
+void CalendarScreen::startAnnounced()
+{
+    if (m_announcedFirst < 0 || m_refreshing || m_modelName.isEmpty())
+        return;
+    const int first = m_announcedFirst;
+    const int last = std::min(m_announcedLast, m_calendar->lastPastOrdinal());
+    m_announcedFirst = m_announcedLast = -1;
+    if (last < first)
+        return;
+    startChunks(first, last);
+    m_announcedText = namesText(*m_calendar, first, last);
+    updateStatusLine();
 }
 
 void CalendarScreen::updateStatusLine()
@@ -779,10 +876,17 @@ void CalendarScreen::updateStatusLine()
     }
     const QDateTime t = m_calendar->statusTime();
     const QString when = t.isValid() ? QLocale().toString(t.toLocalTime(), QLocale::ShortFormat) : QString();
-    if (m_refreshing)
-        m_statusLine->setText(t.isValid() ? tr("Reading statistics… (shown: %1)").arg(when) : tr("Reading statistics…"));
+    QString text;
+    if (m_refreshing && !m_announcedText.isEmpty())
+        text = tr("Re-reading %1 after a change in the warehouse…").arg(m_announcedText);
+    else if (m_refreshing)
+        text = t.isValid() ? tr("Reading statistics… (shown: %1)").arg(when) : tr("Reading statistics…");
+    else if (t.isValid() && !m_announcedText.isEmpty())
+        text = tr("Statistics of %1 (%2 re-read after a change in the warehouse)").arg(when, m_announcedText);
     else
-        m_statusLine->setText(t.isValid() ? tr("Statistics of %1").arg(when) : tr("No statistics yet"));
+        text = t.isValid() ? tr("Statistics of %1").arg(when) : tr("No statistics yet");
+    m_statusLine->setText(text);
+    m_statusLine->setToolTip(text);
 }
 
 // --- cache -----------------------------------------------------------------------------
@@ -879,6 +983,12 @@ void CalendarScreen::applyFields()
     };
     const bool okFrom = check(m_from, from);
     const bool okTo = check(m_to, to);
+    QStringList why;
+    for (QLineEdit *e : {m_from, m_to})
+        if (!e->toolTip().isEmpty() && !why.contains(e->toolTip()))
+            why << e->toolTip();
+    m_windowError->setText(why.join(QLatin1Char(' ')));
+    m_windowError->setToolTip(m_windowError->text());
     if (okFrom && okTo)
         selectWindow(from, to);
 }
@@ -898,6 +1008,8 @@ void CalendarScreen::onRangeSelected(int first, int last)
         e->setPalette(palette());
         e->setToolTip({});
     }
+    m_windowError->clear();
+    m_windowError->setToolTip({});
     if (!m_modelName.isEmpty()) {
         if (first >= 0)
             QSettings().setValue(settingsKey(), m_from->text() + QStringLiteral("..") + m_to->text());
@@ -916,7 +1028,10 @@ void CalendarScreen::updateWarning()
     const int first = m_view->selectionFirst();
     const int last = m_view->selectionLast();
     if (first < 0) {
-        m_warning->hide();
+        m_scopeNote->setText(m_modelName.isEmpty() ? QString()
+                                                   : tr("Select a window: the partitions just outside it are checked "
+                                                        "here, so that a backfill leaves out none that fails."));
+        m_notice->setCurrentWidget(m_scopeNote);
         return;
     }
     QStringList parts;
@@ -942,7 +1057,17 @@ void CalendarScreen::updateWarning()
         parts << describe(last + 1, o - 1, tr("after"));
     }
     if (parts.isEmpty()) {
-        m_warning->hide();
+        const int before = first - 1;
+        const int after = last + 1 <= m_calendar->lastPastOrdinal() ? last + 1 : -1;
+        QStringList outside;
+        for (int o : {before, after})
+            if (o >= 0)
+                outside << q(m_calendar->partition(o).name);
+        m_scopeNote->setText(outside.isEmpty()
+                                 ? tr("No partition just outside the window to check.")
+                                 : tr("Just outside the window, %1 fail no check: the window leaves out nothing known to be wrong.")
+                                       .arg(outside.join(tr(" and "))));
+        m_notice->setCurrentWidget(m_scopeNote);
         return;
     }
     m_widenFirst = lo;
@@ -950,12 +1075,12 @@ void CalendarScreen::updateWarning()
     m_warningLabel->setText(tr("%1. The backfill would leave it out. Widen the window to %2?")
                                 .arg(parts.join(QStringLiteral("; ")), namesText(*m_calendar, lo, hi)));
     m_widen->setToolTip(tr("Select %1").arg(namesText(*m_calendar, lo, hi)));
-    m_warning->show();
+    m_notice->setCurrentWidget(m_warning);
 }
 
 QString CalendarScreen::warningText() const
 {
-    if (m_warning->isHidden())
+    if (m_notice->currentWidget() != m_warning)
         return {};
     QString text = m_warningLabel->text();
     return text.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
@@ -966,12 +1091,17 @@ QString CalendarScreen::errorText() const
     return m_errorBanner->isHidden() ? QString() : m_error;
 }
 
+QString CalendarScreen::windowErrorText() const
+{
+    return m_windowError->text();
+}
+
 void CalendarScreen::updatePlan()
 {
     const int first = m_view->selectionFirst();
     const int last = m_view->selectionLast();
     m_plan = m_engine->hasSpec() && first >= 0
-        ? model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, m_cascade->isChecked())
+        ? model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, m_cascade->isChecked(), m_throughput)
         : model::Plan{};
     m_copy->setText(tr("Copy"));
     if (!m_plan.isValid()) {
@@ -992,11 +1122,7 @@ void CalendarScreen::updatePlan()
     if (m_plan.partitionsWithoutStatus > 0)
         rows += tr(" (%1 not read yet)")
                     .arg(count(m_plan.partitionsWithoutStatus, tr("%1 partition"), tr("%1 partitions")));
-    const QString time = m_plan.seconds >= 0
-        ? tr("≈ %1 to stage (%2 rows/s over the last %3)")
-              .arg(duration(m_plan.seconds), locale.toString(m_plan.rowsPerSecond, 'f', 0),
-                   count(m_plan.runsMeasured, tr("%1 run"), tr("%1 runs")))
-        : tr("time unknown: no recent runs of this model to measure");
+    const QString time = m_plan.estimateText();
     m_planSummary->setText(summary + QStringLiteral("<br>") + rows + QStringLiteral(" · ") + time);
     m_planSummary->setTextFormat(Qt::RichText);
     m_planDiff->setText(tr("row-level diff of %1; %2 must not change")
@@ -1025,11 +1151,114 @@ void CalendarScreen::updatePlan()
                                                    : tr("The window is claimed: free it first"));
 }
 
+void CalendarScreen::confirmStart()
+{
+    if (!m_plan.isValid() || !m_plan.conflicts.isEmpty())
+        return;
+    if (auto *old = findChild<QDialog *>(QStringLiteral("confirmBackfill")))
+        old->close();
+    const model::Plan plan = m_plan;
+    const QString warning = warningText();
+    const QLocale locale;
+
+    auto *dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("confirmBackfill"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Start backfill of %1").arg(plan.model));
+    auto *layout = new QVBoxLayout(dialog);
+    layout->setSpacing(10);
+    const QString window = plan.from == plan.to ? plan.from : tr("%1 .. %2").arg(plan.from, plan.to);
+    auto *heading = new QLabel(tr("<b>Stage and validate %1, %2?</b><br>Nothing is published: the backfill waits for "
+                                  "its review and your approval.")
+                                   .arg(plan.model.toHtmlEscaped(), window),
+                               dialog);
+    heading->setWordWrap(true);
+    layout->addWidget(heading);
+
+    auto *form = new QFormLayout;
+    form->setHorizontalSpacing(14);
+    form->setVerticalSpacing(6);
+    auto value = [dialog](const QString &name, const QString &text) {
+        auto *l = new QLabel(text, dialog);
+        l->setObjectName(name);
+        l->setWordWrap(true);
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        l->setMinimumWidth(420);
+        return l;
+    };
+    form->addRow(tr("Window"), value(QStringLiteral("confirmWindow"),
+                                     tr("%1 (%2)").arg(window, count(plan.partitions, tr("%1 partition"), tr("%1 partitions")))));
+    QString rows = tr("≈ %1 rows now").arg(locale.toString(plan.rows));
+    if (plan.partitionsWithoutStatus > 0)
+        rows += tr(" (%1 not read yet)").arg(count(plan.partitionsWithoutStatus, tr("%1 partition"), tr("%1 partitions")));
+    form->addRow(tr("Rows"), value(QStringLiteral("confirmRows"), rows));
+    form->addRow(tr("Time"), value(QStringLiteral("confirmTime"), plan.estimateText()));
+    form->addRow(tr("Boundary"), value(QStringLiteral("confirmBoundary"),
+                                       tr("row-level diff of %1; %2 must not change")
+                                           .arg(plan.diffPartitions.join(tr(" and ")), plan.outsidePartitions.join(tr(" and ")))));
+    QStringList downstream;
+    for (const auto &d : plan.downstream)
+        downstream << tr("%1, %2 (%3): %4")
+                          .arg(d.model, d.from == d.to ? d.from : tr("%1 .. %2").arg(d.from, d.to),
+                               count(d.partitions, tr("%1 partition"), tr("%1 partitions")),
+                               plan.cascade ? tr("staged and validated too, published together")
+                                            : tr("not staged (Cascade is off): it keeps what it read before"));
+    form->addRow(tr("Downstream"), value(QStringLiteral("confirmDownstream"),
+                                         downstream.isEmpty() ? tr("none") : downstream.join(QLatin1Char('\n'))));
+    auto *command = value(QStringLiteral("confirmCommand"), plan.command());
+    command->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    form->addRow(tr("Same as"), command);
+    layout->addLayout(form);
+
+    if (!warning.isEmpty()) {
+        auto *note = banner(dialog, QColor(0xe0, 0xa8, 0x2e), QStringLiteral("confirmWarning"));
+        auto *bannerLayout = new QHBoxLayout(note);
+        bannerLayout->setContentsMargins(10, 6, 10, 6);
+        auto *icon = new QLabel(note);
+        icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(18, 18));
+        auto *text = new QLabel(note);
+        text->setObjectName(QStringLiteral("confirmWarningText"));
+        text->setWordWrap(true);
+        text->setText(m_warningLabel->text());
+        bannerLayout->addWidget(icon, 0, Qt::AlignTop);
+        bannerLayout->addWidget(text, 1);
+        layout->addWidget(note);
+    }
+
+    auto *buttons = new QDialogButtonBox(dialog);
+    QPushButton *start = buttons->addButton(warning.isEmpty() ? tr("Start backfill") : tr("Start anyway"),
+                                            QDialogButtonBox::AcceptRole);
+    start->setObjectName(QStringLiteral("confirmStart"));
+    QPushButton *cancel = buttons->addButton(QDialogButtonBox::Cancel);
+    cancel->setObjectName(QStringLiteral("confirmCancel"));
+    if (!warning.isEmpty()) {
+        QPushButton *widenButton = buttons->addButton(
+            tr("Widen to %1").arg(namesText(*m_calendar, m_widenFirst, m_widenLast)), QDialogButtonBox::ResetRole);
+        widenButton->setObjectName(QStringLiteral("confirmWiden"));
+        connect(widenButton, &QPushButton::clicked, dialog, [this, dialog] {
+            widen();
+            dialog->reject();
+        });
+    }
+    // With the warning shown, Enter does not start what it warns about.
+    (warning.isEmpty() ? start : cancel)->setDefault(true);
+    (warning.isEmpty() ? start : cancel)->setFocus();
+    connect(buttons, &QDialogButtonBox::accepted, dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    connect(dialog, &QDialog::accepted, this, [this, plan] { Q_EMIT backfillRequested(plan.request()); });
+    layout->addWidget(buttons);
+    dialog->open();
+    Q_EMIT confirmationShown();
+}
+
 void CalendarScreen::updateDetail(int ordinal)
 {
     if (m_modelName.isEmpty() || ordinal < 0 || ordinal >= m_calendar->partitionCount()) {
+        const bool noModels = !m_engine || !m_engine->hasSpec() || m_engine->spec().models.empty();
         m_detail->setText(m_modelName.isEmpty()
-                              ? tr("Select a model in the sidebar.")
+                              ? (noModels ? tr("Open a spec (File › Open Spec…): its models are listed in the sidebar, "
+                                               "and the calendar shows the partitions of the one you select.")
+                                          : tr("Select a model in the sidebar."))
                               : tr("<p>Point at a partition to see its rows, measures and checks.</p>"
                                    "<p>Click to select it; shift-click, drag or shift+arrow keys select a window.</p>"));
         return;

@@ -10,6 +10,16 @@
 // failed refresh keeps the data shown, says why, and offers a retry. The screen runs no
 // SQL of its own.
 //
+// Staying true: the screen follows the warehouse's announcements of changed partitions
+// (EngineClient::watchPartitions: a backfill, run, publish, undo, abandon or claim made by
+// any process) and re-reads the partitions of the model shown that they name, with the
+// history, without the user pressing Refresh. An announcement that arrives during a
+// refresh is read once that refresh ends.
+//
+// Start backfill… confirms the plan in a dialog (objectName "confirmBackfill": the
+// window, partitions, rows, the estimate, boundary, downstream models with their
+// windows, the under-scope warning) before backfillRequested() is emitted.
+//
 // Thread affinity: GUI thread. The EngineClient is not owned; the screen must not be
 // used after it is destroyed (its destructor tolerates that). Answers to tokens the screen did not ask for are ignored. The screen never
 // waits on the database.
@@ -31,6 +41,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSplitter;
+class QStackedWidget;
 class QToolButton;
 class QFrame;
 
@@ -75,12 +86,22 @@ public:
     QString warningText() const;
     // The failure message shown after a failed refresh; empty when none.
     QString errorText() const;
+    // Why the typed window is refused ("2026-13-01: …"); empty when it is not.
+    QString windowErrorText() const;
+    // The past throughput the plan's estimate uses (read when a model is shown and after
+    // each announced change).
+    const backfill::Throughput &throughput() const { return m_throughput; }
 
 Q_SIGNALS:
     // The user pressed Start backfill: the Run screen takes over with `request`.
     void backfillRequested(const reprint::backfill::BackfillRequest &request);
     // A refresh ended: every chunk answered (ok), or it failed or was cancelled.
     void refreshFinished(bool ok);
+    // The warehouse announced a change to partitions first..last (names) of the model
+    // shown; their re-read starts now or after the refresh running.
+    void changeAnnounced(const QString &from, const QString &to);
+    // The confirmation dialog of Start backfill… is open.
+    void confirmationShown();
     // The selected window changed (partition names; empty when cleared).
     void windowSelected(const QString &from, const QString &to);
 
@@ -92,6 +113,9 @@ private:
     void onStatus(quint64 token, const model::StatusRows &rows);
     void onHistory(quint64 token, const model::HistoryRows &rows);
     void onFailed(quint64 token, const model::DatabaseError &error);
+    void onPartitionsChanged(quint64 token, const QString &model, const QDateTime &start, const QDateTime &end);
+    void startAnnounced();
+    void confirmStart();
     void finishRefresh(bool ok, const QString &message);
     void onRangeSelected(int first, int last);
     void applyFields();
@@ -121,6 +145,12 @@ private:
     quint64 m_historyToken = 0;
     bool m_refreshing = false;
     bool m_historyPending = false;
+    quint64 m_partitionWatch = 0;
+    quint64 m_throughputToken = 0;
+    backfill::Throughput m_throughput;
+    int m_announcedFirst = -1;  // partitions announced as changed, not yet re-read
+    int m_announcedLast = -1;
+    QString m_announcedText;    // what the running refresh re-reads after an announcement
     QString m_error;
     QDateTime m_refreshStarted;
 
@@ -143,6 +173,9 @@ private:
     QLineEdit *m_from = nullptr;
     QLineEdit *m_to = nullptr;
     QPushButton *m_selectFailing = nullptr;
+    QLabel *m_windowError = nullptr;
+    QStackedWidget *m_notice = nullptr;
+    QLabel *m_scopeNote = nullptr;
     QFrame *m_warning = nullptr;
     QLabel *m_warningLabel = nullptr;
     QPushButton *m_widen = nullptr;

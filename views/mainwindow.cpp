@@ -6,11 +6,19 @@
 #include "engineclient.h"
 #include "warehouseclient.h"
 
+#include "demolauncher.h"
+
+#include "backfill/migrations.h"
 #include "backfill/spec.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDesktopServices>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -29,6 +37,7 @@
 #include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTreeWidget>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -197,7 +206,6 @@ MainWindow::MainWindow(QWidget *parent)
     , m_client(new model::WarehouseClient(this))
     , m_engine(new model::EngineClient(this))
 {
-    setWindowTitle(tr("Reprint"));
     buildMenus();
     buildCentre();
     buildStatusBar();
@@ -240,6 +248,209 @@ void MainWindow::buildMenus()
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setMenuRole(QAction::QuitRole);
+    buildHelpMenu();
+}
+
+void MainWindow::buildHelpMenu()
+{
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->setObjectName(QStringLiteral("helpMenu"));
+    QAction *guide = help->addAction(tr("&User Guide"), this, &MainWindow::showUserGuide);
+    guide->setObjectName(QStringLiteral("userGuideAction"));
+    guide->setShortcut(QKeySequence::HelpContents);
+    QAction *keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    keys->setObjectName(QStringLiteral("shortcutsAction"));
+    help->addSeparator();
+    QAction *about = help->addAction(tr("&About Reprint"), this, &MainWindow::showAbout);
+    about->setObjectName(QStringLiteral("aboutAction"));
+    about->setMenuRole(QAction::AboutRole);
+    connect(m_engine, &model::EngineClient::schemaVersionsFinished, this,
+            [this](quint64 token, const backfill::SchemaVersions &v) {
+                if (token != m_schemaToken || !m_aboutSchema)
+                    return;
+                m_aboutSchema->setText(
+                    v.warehouse == 0 ? tr("The warehouse has no Reprint schema yet (this build's is version %1; "
+                                          "<tt>reprint init</tt> creates it).").arg(v.build)
+                    : v.warehouse == v.build ? tr("Reprint schema version %1 in the warehouse (the version this build "
+                                                  "knows).").arg(v.warehouse)
+                                             : tr("Reprint schema version %1 in the warehouse; this build knows "
+                                                  "version %2.").arg(v.warehouse).arg(v.build));
+            });
+    connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &error) {
+        if (token == m_schemaToken && m_aboutSchema)
+            m_aboutSchema->setText(tr("The warehouse's schema version could not be read: %1").arg(error.sentence().toHtmlEscaped()));
+    });
+}
+
+QString MainWindow::userGuidePath()
+{
+    QStringList candidates;
+    const QString fromEnv = qEnvironmentVariable("REPRINT_USER_GUIDE");
+    if (!fromEnv.isEmpty())
+        candidates << fromEnv;
+    const QDir bin(QCoreApplication::applicationDirPath());
+    candidates << bin.filePath(QStringLiteral("../share/doc/reprint/user-guide.md"))
+               << QStringLiteral(REPRINT_DOCS_DIR "/user-guide.md");
+    for (const QString &path : candidates)
+        if (QFileInfo(path).isFile())
+            return QFileInfo(path).absoluteFilePath();
+    return {};
+}
+
+void MainWindow::showUserGuide()
+{
+    const QString path = userGuidePath();
+    if (!path.isEmpty() && QDesktopServices::openUrl(QUrl::fromLocalFile(path))) {
+        statusBar()->showMessage(tr("Opened the user guide: %1").arg(path), 8000);
+        return;
+    }
+    auto *box = new QMessageBox(QMessageBox::Information, tr("User guide"),
+                                path.isEmpty() ? tr("The user guide is not installed with this build.")
+                                               : tr("The user guide is at %1; no program to open it was found.").arg(path),
+                                QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("userGuideWhere"));
+    box->setInformativeText(tr("It is docs/user-guide.md in Reprint's source: the whole story, screen by screen."));
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::showShortcuts()
+{
+    if (auto *open = findChild<QDialog *>(QStringLiteral("shortcuts"))) {
+        open->raise();
+        return;
+    }
+    auto *dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("shortcuts"));
+    dialog->setWindowTitle(tr("Keyboard shortcuts"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto *layout = new QVBoxLayout(dialog);
+    auto *tree = new QTreeWidget(dialog);
+    tree->setObjectName(QStringLiteral("shortcutList"));
+    tree->setRootIsDecorated(false);
+    tree->setHeaderLabels({tr("Keys"), tr("What they do")});
+    tree->setSelectionMode(QAbstractItemView::NoSelection);
+    auto add = [tree](const QString &group, const QString &keys, const QString &what) {
+        auto *item = new QTreeWidgetItem(tree, {keys, what});
+        item->setToolTip(1, group);
+    };
+    auto section = [tree](const QString &title) {
+        auto *item = new QTreeWidgetItem(tree, {title});
+        QFont f = item->font(0);
+        f.setBold(true);
+        item->setFont(0, f);
+        item->setFirstColumnSpanned(true);
+    };
+    section(tr("Menus"));
+    std::function<void(QMenu *)> walk = [&](QMenu *menu) {
+        for (QAction *a : menu->actions()) {
+            if (a->menu())
+                walk(a->menu());
+            else if (!a->shortcut().isEmpty())
+                add(tr("Menus"), a->shortcut().toString(QKeySequence::NativeText), QString(a->text()).remove(QLatin1Char('&')));
+        }
+    };
+    for (QAction *a : menuBar()->actions())
+        if (a->menu())
+            walk(a->menu());
+    const auto native = [](QKeySequence::StandardKey k) { return QKeySequence(k).toString(QKeySequence::NativeText); };
+    section(tr("Calendar"));
+    add(tr("Calendar"), tr("Arrow keys"), tr("Move between partitions (Up/Down: the row above or below)"));
+    add(tr("Calendar"), tr("Shift+Arrow keys"), tr("Grow or shrink the window from where it began"));
+    add(tr("Calendar"), tr("Click, Shift+click, drag"), tr("Select a partition, a window"));
+    add(tr("Calendar"), tr("Esc"), tr("Clear the window"));
+    add(tr("Calendar"), native(QKeySequence::Refresh), tr("Read every partition's statistics again"));
+    add(tr("Calendar"), tr("Alt+F"), tr("Select failing: the smallest window over every failing partition"));
+    add(tr("Calendar"), tr("Alt+W"), tr("Widen the window over the failing partitions just outside it"));
+    add(tr("Calendar"), tr("Alt+T, Alt+Y"), tr("Type the window's end; jump to a year"));
+    section(tr("Dialogs"));
+    add(tr("Dialogs"), tr("Enter"), tr("The default button (never Start when a warning shows)"));
+    add(tr("Dialogs"), tr("Esc"), tr("Cancel"));
+    tree->resizeColumnToContents(0);
+    tree->setColumnWidth(0, tree->columnWidth(0) + 24);
+    tree->setMinimumSize(560, 380);
+    layout->addWidget(tree);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    dialog->open();
+}
+
+void MainWindow::showAbout()
+{
+    if (auto *open = findChild<QDialog *>(QStringLiteral("about"))) {
+        open->raise();
+        return;
+    }
+    auto *dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("about"));
+    dialog->setWindowTitle(tr("About Reprint"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto *layout = new QVBoxLayout(dialog);
+    layout->setSpacing(10);
+    auto *text = new QLabel(dialog);
+    text->setObjectName(QStringLiteral("aboutText"));
+    text->setWordWrap(true);
+    text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    text->setText(tr("<h3 style='margin:0'>Reprint %1</h3>"
+                     "<p>Runs and reviews backfills on a PostgreSQL warehouse: scoped to partitions, the model's "
+                     "own transform, idempotent, isolated by a claim, validated before publish.</p>"
+                     "<p>Built with Qt %2 (running on Qt %3). This build's Reprint schema is version %4.</p>")
+                      .arg(QStringLiteral(REPRINT_VERSION), QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion()))
+                      .arg(backfill::latestSchemaVersion()));
+    text->setMinimumWidth(460);
+    m_aboutSchema = new QLabel(dialog);
+    m_aboutSchema->setObjectName(QStringLiteral("aboutSchema"));
+    m_aboutSchema->setWordWrap(true);
+    m_aboutSchema->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    if (m_engine->hasSpec()) {
+        m_aboutSchema->setText(tr("Reading the warehouse's Reprint schema version…"));
+        m_schemaToken = m_engine->schemaVersions();
+    } else {
+        m_aboutSchema->setText(tr("No warehouse is open: open a spec to see its Reprint schema version."));
+    }
+    layout->addWidget(text);
+    layout->addWidget(m_aboutSchema);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    dialog->open();
+}
+
+void MainWindow::followDemo(model::DemoLauncher *demo)
+{
+    connect(demo, &model::DemoLauncher::progressed, this, &MainWindow::showDemoProgress);
+    connect(demo, &model::DemoLauncher::failed, this, [this](const QString &message) {
+        clearBusy();
+        if (m_demoHeading)
+            m_demoHeading->setText(tr("The demo warehouse did not start"));
+        showDemoProgress(message, -1);
+    });
+}
+
+void MainWindow::showDemoProgress(const QString &step, double elapsedSeconds)
+{
+    if (m_demoSteps->topLevelItemCount() == 0) {
+        m_modelStack->setCurrentWidget(m_demoPage);
+        m_tabs->setCurrentIndex(0);
+    }
+    const QLocale locale;
+    const QString time = elapsedSeconds < 0 ? QString() : tr("%1 s").arg(locale.toString(elapsedSeconds, 'f', 1));
+    auto *item = new QTreeWidgetItem(m_demoSteps, {time, step});
+    item->setTextAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
+    item->setToolTip(1, step);
+    m_demoSteps->scrollToItem(item);
+    if (elapsedSeconds >= 0)
+        showBusy(tr("Starting the demo warehouse (%1): %2").arg(time, step));
+}
+
+QStringList MainWindow::demoSteps() const
+{
+    QStringList out;
+    for (int i = 0; i < m_demoSteps->topLevelItemCount(); ++i)
+        out << m_demoSteps->topLevelItem(i)->text(0) + QStringLiteral("  ") + m_demoSteps->topLevelItem(i)->text(1);
+    return out;
 }
 
 void MainWindow::buildCentre()
@@ -334,6 +545,34 @@ void MainWindow::buildCentre()
     detailsLayout->addStretch(1);
 
     m_modelStack->addWidget(details);
+
+    // While the demo warehouse starts: its steps, each with the time it began.
+    m_demoPage = new QWidget;
+    m_demoPage->setObjectName(QStringLiteral("demoPage"));
+    auto *demoLayout = new QVBoxLayout(m_demoPage);
+    demoLayout->setContentsMargins(24, 20, 24, 20);
+    demoLayout->setSpacing(8);
+    m_demoHeading = new QLabel(tr("Starting the demo warehouse"), m_demoPage);
+    m_demoHeading->setFont(bigFont);
+    auto *demoNote = new QLabel(tr("A private PostgreSQL cluster with a seeded shop: the first start creates and seeds it "
+                                   "(a minute or two at scale 1); later starts reuse it."),
+                                m_demoPage);
+    demoNote->setWordWrap(true);
+    demoNote->setForegroundRole(QPalette::PlaceholderText);
+    m_demoSteps = new QTreeWidget(m_demoPage);
+    m_demoSteps->setObjectName(QStringLiteral("demoSteps"));
+    m_demoSteps->setRootIsDecorated(false);
+    m_demoSteps->setHeaderLabels({tr("At"), tr("Step")});
+    m_demoSteps->setSelectionMode(QAbstractItemView::NoSelection);
+    m_demoSteps->setFocusPolicy(Qt::NoFocus);
+    m_demoSteps->setItemDelegate(new PaddedRowDelegate(m_demoSteps));
+    m_demoSteps->setColumnWidth(0, fontMetrics().horizontalAdvance(QStringLiteral("0000.0 s")) + 24);
+    m_demoSteps->header()->setStretchLastSection(true);
+    m_demoSteps->setWordWrap(true);
+    demoLayout->addWidget(m_demoHeading);
+    demoLayout->addWidget(demoNote);
+    demoLayout->addWidget(m_demoSteps, 1);
+    m_modelStack->addWidget(m_demoPage);
     m_tabs->addTab(m_modelStack, tr("Model"));
     m_calendar = new CalendarScreen(m_engine);
     m_calendar->setObjectName(QStringLiteral("calendarScreen"));
@@ -408,6 +647,7 @@ void MainWindow::buildStatusBar()
 
 bool MainWindow::openSpec(const QString &path, const QString &conninfo, QString *error)
 {
+    const bool wasDemo = m_modelStack->currentWidget() == m_demoPage;
     // The engine gets the spec first: loading the sidebar selects a model, which shows
     // its calendar.
     if (auto spec = backfill::loadSpec(path.toStdString())) {
@@ -423,7 +663,10 @@ bool MainWindow::openSpec(const QString &path, const QString &conninfo, QString 
     clearBusy();
     m_specPath = m_specModels->specPath().isEmpty() ? QFileInfo(path).absoluteFilePath() : m_specModels->specPath();
     m_conninfo = conninfo.isEmpty() ? m_specModels->warehouse() : conninfo;
-    setWindowTitle(tr("Reprint — %1").arg(QFileInfo(m_specPath).fileName()));
+    // The platform adds the application's display name ("demo.yaml — Reprint").
+    setWindowTitle(QFileInfo(m_specPath).fileName());
+    if (wasDemo)
+        m_tabs->setCurrentWidget(m_calendar);
     rememberSpec(m_specPath);
     Q_EMIT specLoaded(m_specPath);
     connectWarehouse();

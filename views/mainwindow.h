@@ -1,7 +1,11 @@
 #pragma once
 // The review window: the spec's models in a sidebar, the selected model's page in the
 // centre (its definition, then the calendar, run and review pages), and the warehouse
-// connection's state in the status bar.
+// connection's state in the status bar. While the demo warehouse starts, the Model tab
+// lists its steps with their times (followDemo()). Help: the user guide, the keyboard
+// shortcuts, and About (this build's version, the warehouse's Reprint schema version).
+//
+// The title is the spec's file name; the platform adds the application's name.
 //
 // Thread affinity: GUI thread. The window never waits on the database: it owns a
 // WarehouseClient whose answers arrive as queued signals.
@@ -27,6 +31,7 @@ class QTreeWidget;
 class QFormLayout;
 
 namespace reprint::model {
+class DemoLauncher;
 class EngineClient;
 class WarehouseClient;
 struct DatabaseError;
@@ -60,6 +65,26 @@ public:
     // until clearBusy() or the next openSpec().
     void showBusy(const QString &message);
     void clearBusy();
+    // Shows the steps of `demo` starting (named, with the seconds since it began) in the
+    // Model tab and the status bar, until it started (then openSpec() shows the calendar)
+    // or failed. The launcher must outlive the window or be destroyed first.
+    void followDemo(model::DemoLauncher *demo);
+    void showDemoProgress(const QString &step, double elapsedSeconds);
+    // The demo steps shown so far, "12.3 s  seeding the demo shop at scale 1".
+    QStringList demoSteps() const;
+
+    // Where the user guide (docs/user-guide.md) is: $REPRINT_USER_GUIDE, next to the
+    // installed program (share/doc/reprint), or the source tree this was built from;
+    // empty when none exists.
+    static QString userGuidePath();
+    // Help › User Guide (F1): opens the guide with the desktop's viewer
+    // (QDesktopServices), or says where it is when it cannot.
+    void showUserGuide();
+    // Help › Keyboard Shortcuts: a dialog (objectName "shortcuts").
+    void showShortcuts();
+    // Help › About Reprint: a dialog (objectName "about") with the version of this build and
+    // the Reprint schema version of the warehouse, read when it opens.
+    void showAbout();
 
     model::SpecModelsModel *specModels() const { return m_specModels; }
     ConnectionState connectionState() const { return m_specModels->connectionState(); }
@@ -92,6 +117,7 @@ private:
     void setConnectionState(ConnectionState state, const QString &text);
     void showConnectionFailure(const model::DatabaseError &error);
     void showModel(const QModelIndex &index);
+    void buildHelpMenu();
 
     model::SpecModelsModel *m_specModels = nullptr;
     model::WarehouseClient *m_client = nullptr;
@@ -115,6 +141,11 @@ private:
     QLabel *m_busyText = nullptr;
     QProgressBar *m_busyBar = nullptr;
     QMenu *m_recentMenu = nullptr;
+    QWidget *m_demoPage = nullptr;
+    QTreeWidget *m_demoSteps = nullptr;
+    QLabel *m_demoHeading = nullptr;
+    quint64 m_schemaToken = 0;
+    QPointer<QLabel> m_aboutSchema;
     QPointer<QMessageBox> m_failureBox;
 };
 

@@ -308,9 +308,7 @@ int main(int argc, char **argv)
     window.show();
 
     if (parser.isSet(demoOption)) {
-        QObject::connect(&demo, &DemoLauncher::progressed, &window, [&](const QString &message) {
-            window.showBusy(QObject::tr("Starting the demo warehouse: %1").arg(message));
-        });
+        window.followDemo(&demo);
         QObject::connect(&demo, &DemoLauncher::started, &window,
                          [&](const QString &conninfo, const QString &specPath) { openSpec(specPath, conninfo); });
         QObject::connect(&demo, &DemoLauncher::failed, &window, [&](const QString &message) {

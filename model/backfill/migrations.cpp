@@ -71,6 +71,11 @@ int latestSchemaVersion()
     return files.empty() ? 0 : files.rbegin()->first;
 }
 
+Task<Result<int>> schemaVersion(warehouse::Connection &conn)
+{
+    co_return co_await currentVersion(conn);
+}
+
 Task<Result<MigrationOutcome>> migrate(warehouse::Connection &conn)
 {
     MigrationOutcome outcome;

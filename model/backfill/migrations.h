@@ -17,6 +17,10 @@ struct MigrationOutcome {
 // The newest schema version this build knows.
 int latestSchemaVersion();
 
+// The version of Reprint's schema in the warehouse `conn` is connected to; 0 when it has
+// none. Reads only.
+warehouse::Task<warehouse::Result<int>> schemaVersion(warehouse::Connection &conn);
+
 // Applies every missing migration, each in its own transaction, serialised against
 // other processes doing the same by a transaction-scoped advisory lock.
 warehouse::Task<warehouse::Result<MigrationOutcome>> migrate(warehouse::Connection &conn);

@@ -13,17 +13,21 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QDialog>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPalette>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStyleFactory>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -106,6 +110,30 @@ QString selected(const Fixture &f)
         + f.calendar()->data(f.calendar()->indexOfOrdinal(v->selectionLast()), PartitionCalendarModel::PartitionNameRole).toString();
 }
 
+void useDarkPalette()
+{
+    QPalette p;
+    const QColor window(0x2b, 0x2d, 0x31);
+    const QColor base(0x1f, 0x21, 0x24);
+    const QColor text(0xe4, 0xe6, 0xea);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x28, 0x2c));
+    p.setColor(QPalette::ToolTipBase, base);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::PlaceholderText, QColor(0x8e, 0x93, 0x9b));
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, QColor(0x34, 0x37, 0x3c));
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::Highlight, QColor(0x3d, 0x7e, 0xd6));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x6c, 0x70, 0x77));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x6c, 0x70, 0x77));
+    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x6c, 0x70, 0x77));
+    QApplication::setPalette(p);
+}
+
 double msSince(const QElapsedTimer &t)
 {
     return double(t.nsecsElapsed()) / 1e6;
@@ -163,6 +191,18 @@ private Q_SLOTS:
         QMetaObject::invokeMethod(f.field("to"), "editingFinished");
         QCOMPARE(selected(f), QStringLiteral("2026-03-01..2026-03-03"));
         QVERIFY(!f.field("to")->toolTip().isEmpty());
+        // The reason is said next to the fields, not only in a tooltip.
+        auto *why = f.child<QLabel>("windowError");
+        QVERIFY(why->isVisible());
+        QCOMPARE(why->text(), f.field("to")->toolTip());
+        QCOMPARE(f.screen->windowErrorText(), why->text());
+        f.field("to")->setText(QStringLiteral("2031-01-01"));
+        QMetaObject::invokeMethod(f.field("to"), "editingFinished");
+        QVERIFY2(f.screen->windowErrorText().contains(QStringLiteral("2031-01-01")), qPrintable(f.screen->windowErrorText()));
+        f.field("to")->setText(QStringLiteral("2026-03-04"));
+        QMetaObject::invokeMethod(f.field("to"), "editingFinished");
+        QCOMPARE(selected(f), QStringLiteral("2026-03-01..2026-03-04"));
+        QVERIFY(f.screen->windowErrorText().isEmpty());
 
         // Dragging selects the range between press and release.
         const QRect a = f.view()->cellRect(f.ordinal(QStringLiteral("2026-03-16")));
@@ -217,12 +257,226 @@ private Q_SLOTS:
 
         QSignalSpy requested(f.screen.get(), &CalendarScreen::backfillRequested);
         QTest::mouseClick(f.child<QPushButton>("startBackfill"), Qt::LeftButton);
+        QCOMPARE(requested.count(), 0);  // the plan is confirmed first
+        QDialog *confirm = f.child<QDialog>("confirmBackfill");
+        QVERIFY(confirm && confirm->isVisible());
+        QTest::mouseClick(confirm->findChild<QPushButton *>(QStringLiteral("confirmStart")), Qt::LeftButton);
         QCOMPARE(requested.count(), 1);
         const auto request = requested.at(0).at(0).value<BackfillRequest>();
         QCOMPARE(request.model, std::string("fct_order_lines"));
         QCOMPARE(request.from, std::string("2026-03-12"));
         QCOMPARE(request.to, std::string("2026-03-12"));
         QVERIFY(request.cascade);
+    }
+
+    void startConfirmsThePlanFirst()
+    {
+        Fixture f("tst_calendarscreen_confirm");
+        QVERIFY(f.open());
+        QSignalSpy requested(f.screen.get(), &CalendarScreen::backfillRequested);
+        QVERIFY(f.screen->selectWindow(QStringLiteral("2026-03-10"), QStringLiteral("2026-03-14")));
+        QVERIFY(!f.screen->warningText().isEmpty());
+
+        // Under-scoped: the dialog shows the plan with the warning; Enter does not start.
+        QTest::mouseClick(f.child<QPushButton>("startBackfill"), Qt::LeftButton);
+        QDialog *confirm = f.child<QDialog>("confirmBackfill");
+        QVERIFY(confirm && confirm->isVisible());
+        auto text = [&confirm](const char *name) {
+            auto *l = confirm->findChild<QLabel *>(QLatin1String(name));
+            return l ? l->text() : QStringLiteral("(no %1)").arg(QLatin1String(name));
+        };
+        QVERIFY2(text("confirmWindow").contains(QStringLiteral("2026-03-10 .. 2026-03-14 (5 partitions)")),
+                 qPrintable(text("confirmWindow")));
+        qint64 rows = 0;
+        for (int o = f.ordinal(QStringLiteral("2026-03-10")); o <= f.ordinal(QStringLiteral("2026-03-14")); ++o)
+            rows += f.calendar()->status(o)->rows;
+        QVERIFY2(text("confirmRows").contains(QLocale().toString(rows)), qPrintable(text("confirmRows")));
+        QCOMPARE(text("confirmTime"), f.screen->plan().estimateText());
+        QVERIFY2(text("confirmDownstream").contains(QStringLiteral("agg_daily_revenue, 2026-03-10 .. 2026-03-14 (5 partitions)")),
+                 qPrintable(text("confirmDownstream")));
+        QVERIFY(text("confirmDownstream").contains(QStringLiteral("not staged")));
+        QVERIFY(text("confirmBoundary").contains(QStringLiteral("2026-03-09")));
+        QVERIFY(text("confirmCommand").startsWith(QStringLiteral("reprint backfill --spec")));
+        QVERIFY(confirm->findChild<QWidget *>(QStringLiteral("confirmWarning"))->isVisible());
+        QVERIFY2(text("confirmWarningText").contains(QStringLiteral("2026-03-09")), qPrintable(text("confirmWarningText")));
+        auto *start = confirm->findChild<QPushButton *>(QStringLiteral("confirmStart"));
+        QCOMPARE(start->text(), QStringLiteral("Start anyway"));
+        QVERIFY(!start->isDefault());
+        QVERIFY(confirm->findChild<QPushButton *>(QStringLiteral("confirmCancel"))->isDefault());
+        QTest::keyClick(confirm, Qt::Key_Return);
+        QTRY_VERIFY(!f.child<QDialog>("confirmBackfill"));
+        QCOMPARE(requested.count(), 0);
+
+        // Widen from the dialog: the window grows, nothing starts.
+        QTest::mouseClick(f.child<QPushButton>("startBackfill"), Qt::LeftButton);
+        confirm = f.child<QDialog>("confirmBackfill");
+        QVERIFY(confirm);
+        QTest::mouseClick(confirm->findChild<QPushButton *>(QStringLiteral("confirmWiden")), Qt::LeftButton);
+        QCOMPARE(selected(f), QStringLiteral("2026-03-09..2026-03-14"));
+        QTRY_VERIFY(!f.child<QDialog>("confirmBackfill"));
+        QCOMPARE(requested.count(), 0);
+
+        // The honest window, with Cascade: no warning, Start is the default, downstream staged too.
+        f.child<QCheckBox>("cascade")->setChecked(true);
+        QTest::mouseClick(f.child<QPushButton>("startBackfill"), Qt::LeftButton);
+        confirm = f.child<QDialog>("confirmBackfill");
+        QVERIFY(confirm);
+        QVERIFY(!confirm->findChild<QWidget *>(QStringLiteral("confirmWarning")));
+        QVERIFY(!confirm->findChild<QPushButton *>(QStringLiteral("confirmWiden")));
+        QVERIFY(text("confirmDownstream").contains(QStringLiteral("staged and validated too")));
+        start = confirm->findChild<QPushButton *>(QStringLiteral("confirmStart"));
+        QCOMPARE(start->text(), QStringLiteral("Start backfill"));
+        QVERIFY(start->isDefault());
+        QTest::keyClick(confirm, Qt::Key_Return);
+        QCOMPARE(requested.count(), 1);
+        const auto request = requested.at(0).at(0).value<BackfillRequest>();
+        QCOMPARE(request.from, std::string("2026-03-09"));
+        QCOMPARE(request.to, std::string("2026-03-14"));
+        QVERIFY(request.cascade);
+    }
+
+    void scopeRowStaysPutAndUnclipped()
+    {
+        Fixture f("tst_calendarscreen_layout");
+        f.screen->resize(1000, 760);  // the calendar's room in a 1280 px window with the sidebar
+        QVERIFY(f.open());
+        QVERIFY(f.screen->selectWindow(QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14")));
+        QVERIFY(f.screen->warningText().isEmpty());
+        QTest::qWait(50);
+        const QRect before(f.view()->mapTo(f.screen.get(), QPoint(0, 0)), f.view()->size());
+        QVERIFY(f.child<QLabel>("scopeNote")->isVisible());
+        QVERIFY2(f.child<QLabel>("scopeNote")->text().contains(QStringLiteral("2026-03-08")),
+                 qPrintable(f.child<QLabel>("scopeNote")->text()));
+        QVERIFY(f.screen->selectWindow(QStringLiteral("2026-03-10"), QStringLiteral("2026-03-14")));
+        QVERIFY(!f.screen->warningText().isEmpty());
+        QTest::qWait(50);
+        QVERIFY(f.child<QWidget>("underScopeWarning")->isVisible());
+        const QRect after(f.view()->mapTo(f.screen.get(), QPoint(0, 0)), f.view()->size());
+        QCOMPARE(after, before);  // the calendar does not jump when the warning appears
+
+        // The window's labels: as wide as their letters drawn one by one (a mnemonic label
+        // is drawn in pieces, without kerning: "To" was clipped to "Tc").
+        int labels = 0;
+        for (QLabel *l : f.screen->findChildren<QLabel *>()) {
+            if (l->text() != QStringLiteral("&To") && l->text() != QStringLiteral("&From"))
+                continue;
+            ++labels;
+            int letters = 0;
+            for (const QChar c : QString(l->text()).remove(QLatin1Char('&')))
+                letters += l->fontMetrics().horizontalAdvance(c);
+            QVERIFY2(l->contentsRect().width() >= letters, qPrintable(QStringLiteral("%1: %2 px for %3 px of letters")
+                                                                       .arg(l->text()).arg(l->width()).arg(letters)));
+        }
+        QCOMPARE(labels, 2);
+        auto *status = f.child<QLabel>("refreshStatus");
+        QVERIFY2(status->fontMetrics().horizontalAdvance(status->text()) <= status->contentsRect().width(),
+                 qPrintable(QStringLiteral("%1 in %2 px").arg(status->text()).arg(status->width())));
+    }
+
+    // Item 4 of issue 14: a backfill, a publish and an undo made by another process (the
+    // CLI) show in the calendar without anyone pressing Refresh; the plan's estimate is
+    // then measured on the past backfill (item 14).
+    void followsChangesMadeByAnotherProcess()
+    {
+        Fixture f("tst_calendarscreen_follow");
+        QVERIFY(f.open());
+        const int o = f.ordinal(QStringLiteral("2026-03-10"));
+        auto claimOf = [&f, o] { return f.calendar()->data(f.calendar()->indexOfOrdinal(o), PartitionCalendarModel::ClaimRole).toString(); };
+        QVERIFY(claimOf().isEmpty());
+        QVERIFY(f.calendar()->isFailing(o));
+        QVERIFY(f.screen->selectWindow(QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14")));
+        QVERIFY(f.screen->plan().conflicts.isEmpty());
+        const std::string db = f.conninfo.toStdString();
+        auto scalar = [&db](const std::string &sql) {
+            auto r = reprint::test::query(db, sql);
+            return r ? r->last().scalar() : std::string("(error)");
+        };
+        const bool noPastBackfills = scalar("SELECT count(*) FROM reprint.backfill_partitions") == "0";
+        if (noPastBackfills) {
+            QVERIFY(!f.screen->throughput().isKnown());
+            QVERIFY2(f.screen->plan().seconds < 0, qPrintable(f.screen->plan().estimateText()));
+        }
+        QSignalSpy announced(f.screen.get(), &CalendarScreen::changeAnnounced);
+        QSignalSpy refreshes(f.screen.get(), &CalendarScreen::refreshFinished);
+        const QStringList common{QStringLiteral("--spec"), demoSpecPath(), QStringLiteral("--db"), f.conninfo};
+
+        // A backfill staged from the terminal claims the window.
+        QProcess cli;
+        cli.start(reprint::test::reprintBinary(),
+                  QStringList{QStringLiteral("backfill")} + common
+                      + QStringList{QStringLiteral("--model"), QStringLiteral("fct_order_lines"), QStringLiteral("--from"),
+                                    QStringLiteral("2026-03-09"), QStringLiteral("--to"), QStringLiteral("2026-03-14")});
+        QVERIFY(cli.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(claimOf().contains(QStringLiteral("backfill")), 60000);
+        QVERIFY(!announced.isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(cli.state() == QProcess::NotRunning, 120000);
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const std::string id = scalar("SELECT max(id) FROM reprint.backfills WHERE parent_id IS NULL");
+        QTRY_VERIFY_WITH_TIMEOUT(claimOf().contains(QStringLiteral("staged")), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!f.screen->plan().conflicts.isEmpty(), 10000);
+        QVERIFY(!f.child<QPushButton>("startBackfill")->isEnabled());
+        QVERIFY2(f.child<QLabel>("refreshStatus")->text().contains(QStringLiteral("after a change in the warehouse")),
+                 qPrintable(f.child<QLabel>("refreshStatus")->text()));
+        // The estimate now comes from the backfill's own partitions.
+        QTRY_VERIFY_WITH_TIMEOUT(f.screen->throughput().isKnown(), 10000);
+        QVERIFY(f.screen->plan().backfillsMeasured >= 1);
+        QVERIFY(f.screen->plan().seconds >= 0);
+        QVERIFY2(f.child<QLabel>("planSummary")->text().contains(QStringLiteral("past backfill")),
+                 qPrintable(f.child<QLabel>("planSummary")->text()));
+
+        // Publish from the terminal: the checks pass, the partition says who published it.
+        auto published = reprint::test::runReprint(QStringList{QStringLiteral("publish")} + common
+                                                   + QStringList{QString::fromStdString(id), QStringLiteral("--approve"),
+                                                                 QStringLiteral("matches raw")});
+        QVERIFY2(published.exitCode == 0, qPrintable(published.err));
+        QTRY_VERIFY_WITH_TIMEOUT(!f.calendar()->isFailing(o), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(claimOf() == QStringLiteral("published by backfill %1").arg(QString::fromStdString(id)), 30000);
+        QVERIFY(f.screen->plan().conflicts.isEmpty());
+
+        // Undo from the terminal: the bug is back.
+        auto undone = reprint::test::runReprint(QStringList{QStringLiteral("undo")} + common
+                                                + QStringList{QString::fromStdString(id)});
+        QVERIFY2(undone.exitCode == 0, qPrintable(undone.err));
+        QTRY_VERIFY_WITH_TIMEOUT(f.calendar()->isFailing(o), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(claimOf().isEmpty(), 30000);
+        // None of it came from a refresh of the whole calendar: only the window was read.
+        for (const QList<QVariant> &a : announced)
+            QVERIFY2(a.at(0).toString() >= QStringLiteral("2026-03-09") && a.at(1).toString() <= QStringLiteral("2026-03-14"),
+                     qPrintable(a.at(0).toString() + QStringLiteral("..") + a.at(1).toString()));
+    }
+
+    // Not a check: writes calendar-confirm*.png when REPRINT_SCREENSHOT_DIR is set.
+    void screenshots()
+    {
+        const QString out = qEnvironmentVariable("REPRINT_SCREENSHOT_DIR");
+        if (out.isEmpty())
+            QSKIP("set REPRINT_SCREENSHOT_DIR to write the calendar screenshots");
+        const QPalette light = QApplication::palette();
+        for (const bool dark : {false, true}) {
+            QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+            if (dark)
+                useDarkPalette();
+            else
+                QApplication::setPalette(light);
+            const QString suffix = dark ? QStringLiteral("-dark") : QString();
+            Fixture f(dark ? "tst_calendarscreen_shots_dark" : "tst_calendarscreen_shots");
+            f.screen->resize(1000, 760);
+            QVERIFY(f.open());
+            QVERIFY(f.screen->selectWindow(QStringLiteral("2026-03-10"), QStringLiteral("2026-03-14")));
+            f.field("to")->setText(QStringLiteral("2026-13-01"));
+            QMetaObject::invokeMethod(f.field("to"), "editingFinished");
+            QTest::qWait(100);
+            QVERIFY(f.screen->grab().save(out + QStringLiteral("/calendar-warning%1.png").arg(suffix)));
+            f.field("to")->setText(QStringLiteral("2026-03-14"));
+            QMetaObject::invokeMethod(f.field("to"), "editingFinished");
+            QTest::mouseClick(f.child<QPushButton>("startBackfill"), Qt::LeftButton);
+            QDialog *confirm = f.child<QDialog>("confirmBackfill");
+            QVERIFY(confirm);
+            QTest::qWait(100);
+            QVERIFY(confirm->grab().save(out + QStringLiteral("/calendar-confirm%1.png").arg(suffix)));
+            confirm->reject();
+        }
+        QApplication::setPalette(light);
     }
 
     void keyboardSelection()

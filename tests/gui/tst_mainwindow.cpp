@@ -2,9 +2,20 @@
 // reported in the status bar and a dialog, and the password reaches no visible text.
 #include "mainwindow.h"
 #include "specfixture.h"
+#include "testsupport.h"
+
+#include "calendarscreen.h"
+#include "demolauncher.h"
+#include "engineclient.h"
+
+#include "backfill/demo.h"
+#include "backfill/migrations.h"
 
 #include <QAbstractButton>
 #include <QApplication>
+#include <QDesktopServices>
+#include <QDialog>
+#include <QMenuBar>
 #include <QLabel>
 #include <QListView>
 #include <QMessageBox>
@@ -14,6 +25,7 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QTreeWidget>
+#include <QUrl>
 
 using reprint::model::SpecModelsModel;
 using reprint::views::MainWindow;
@@ -39,6 +51,20 @@ QStringList visibleTexts()
             texts << window->statusBar()->currentMessage();
     }
     return texts;
+}
+
+// Receives the URLs QDesktopServices is asked to open.
+class UrlCatcher : public QObject {
+    Q_OBJECT
+public:
+    QList<QUrl> urls;
+public Q_SLOTS:
+    void open(const QUrl &url) { urls << url; }
+};
+
+QAction *action(QWidget &window, const char *name)
+{
+    return window.findChild<QAction *>(QLatin1String(name));
 }
 
 } // namespace
@@ -68,7 +94,8 @@ private Q_SLOTS:
 
         QString error;
         QVERIFY2(window.openSpec(spec, kConninfo, &error), qPrintable(error));
-        QCOMPARE(window.windowTitle(), QStringLiteral("Reprint — shop.yaml"));
+        // The spec's name only: the platform adds the application's ("shop.yaml — Reprint").
+        QCOMPARE(window.windowTitle(), QStringLiteral("shop.yaml"));
 
         auto *list = window.findChild<QListView *>(QStringLiteral("modelList"));
         QVERIFY(list);
@@ -134,6 +161,118 @@ private Q_SLOTS:
         QTRY_VERIFY(window.findChild<QMessageBox *>(QStringLiteral("connectionFailure")) != nullptr);
         for (const QString &text : visibleTexts())
             QVERIFY2(!text.contains(kPassword), qPrintable(text));
+    }
+
+    void emptySidebarAsksForASpec()
+    {
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        auto *detail = window.calendarScreen()->findChild<QLabel *>(QStringLiteral("detail"));
+        QVERIFY(detail);
+        QVERIFY2(!detail->text().contains(QStringLiteral("Select a model in the sidebar")), qPrintable(detail->text()));
+        QVERIFY2(detail->text().contains(QStringLiteral("Open a spec")), qPrintable(detail->text()));
+        QVERIFY(!window.windowTitle().contains(QStringLiteral("Reprint — ")));
+    }
+
+    void helpMenuGuideShortcutsAndAbout()
+    {
+        const std::string db = reprint::test::demoCopy("tst_mainwindow_help");
+        const QString spec = QDir(qEnvironmentVariable("REPRINT_TEST_DEMO_DIR")).filePath(QStringLiteral("demo.yaml"));
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(window.openSpec(spec, QString::fromStdString(db)));
+        QTRY_COMPARE_WITH_TIMEOUT(window.connectionState(), MainWindow::ConnectionState::Connected, 20000);
+        QMenu *help = window.findChild<QMenu *>(QStringLiteral("helpMenu"));
+        QVERIFY(help);
+        QVERIFY(window.menuBar()->actions().contains(help->menuAction()));
+
+        // The user guide: opened with the desktop's viewer, from where it is.
+        UrlCatcher catcher;
+        QDesktopServices::setUrlHandler(QStringLiteral("file"), &catcher, "open");
+        QAction *guide = action(window, "userGuideAction");
+        QCOMPARE(guide->shortcut(), QKeySequence(QKeySequence::HelpContents));
+        guide->trigger();
+        QDesktopServices::unsetUrlHandler(QStringLiteral("file"));
+        QCOMPARE(catcher.urls.size(), 1);
+        const QString path = catcher.urls.first().toLocalFile();
+        QVERIFY2(path.endsWith(QStringLiteral("docs/user-guide.md")) && QFileInfo(path).isFile(), qPrintable(path));
+        QCOMPARE(path, MainWindow::userGuidePath());
+
+        // Keyboard shortcuts: the menus' and the calendar's.
+        action(window, "shortcutsAction")->trigger();
+        auto *shortcuts = window.findChild<QDialog *>(QStringLiteral("shortcuts"));
+        QVERIFY(shortcuts && shortcuts->isVisible());
+        auto *list = shortcuts->findChild<QTreeWidget *>(QStringLiteral("shortcutList"));
+        QStringList keys;
+        for (int i = 0; i < list->topLevelItemCount(); ++i)
+            keys << list->topLevelItem(i)->text(0) + QStringLiteral(" = ") + list->topLevelItem(i)->text(1);
+        const QString open = QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText);
+        QVERIFY2(keys.contains(open + QStringLiteral(" = Open Spec…")), qPrintable(keys.join(QLatin1Char('\n'))));
+        QVERIFY2(keys.filter(QStringLiteral("Shift+Arrow keys")).size() == 1, qPrintable(keys.join(QLatin1Char('\n'))));
+        QVERIFY(keys.filter(QStringLiteral("User Guide")).size() == 1);
+        shortcuts->close();
+
+        // About: this build's version and the warehouse's schema version, read from it.
+        action(window, "aboutAction")->trigger();
+        auto *about = window.findChild<QDialog *>(QStringLiteral("about"));
+        QVERIFY(about && about->isVisible());
+        QVERIFY(about->findChild<QLabel *>(QStringLiteral("aboutText"))->text().contains(QStringLiteral("Reprint 0.")));
+        auto *schema = about->findChild<QLabel *>(QStringLiteral("aboutSchema"));
+        const QString expected = QStringLiteral("Reprint schema version %1 in the warehouse").arg(reprint::backfill::latestSchemaVersion());
+        QTRY_VERIFY2_WITH_TIMEOUT(schema->text().startsWith(expected), qPrintable(schema->text()), 20000);
+        // An older schema is said as such.
+        about->close();
+        QVERIFY(reprint::test::execute(db, "DELETE FROM reprint.schema_version WHERE version = (SELECT max(version) FROM reprint.schema_version)").ok());
+        QTRY_VERIFY(!window.findChild<QDialog *>(QStringLiteral("about")));
+        action(window, "aboutAction")->trigger();
+        schema = window.findChild<QDialog *>(QStringLiteral("about"))->findChild<QLabel *>(QStringLiteral("aboutSchema"));
+        QTRY_VERIFY2_WITH_TIMEOUT(schema->text().contains(QStringLiteral("version %1 in the warehouse; this build knows version %2")
+                                                              .arg(reprint::backfill::latestSchemaVersion() - 1)
+                                                              .arg(reprint::backfill::latestSchemaVersion())),
+                                  qPrintable(schema->text()), 20000);
+    }
+
+    // Starting a new demo: the Model tab lists the named steps with their times, as
+    // `reprint demo` prints them, and the calendar takes over once it started.
+    void demoStartShowsNamedStepsWithTimes()
+    {
+        const QString dir = QString::fromStdString(reprint::test::testDir()) + QStringLiteral("/demo-steps");
+        (void)reprint::backfill::stopDemo(dir.toStdString());  // a cluster left by an earlier run, if any
+        QDir(dir).removeRecursively();
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        reprint::model::DemoLauncher demo;
+        window.followDemo(&demo);
+        QSignalSpy started(&demo, &reprint::model::DemoLauncher::started);
+        QSignalSpy failed(&demo, &reprint::model::DemoLauncher::failed);
+        QVERIFY(demo.start(dir, 0.01));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.demoSteps().isEmpty(), 30000);
+        auto *tabs = window.findChild<QTabWidget *>(QStringLiteral("modelTabs"));
+        QCOMPARE(tabs->currentIndex(), 0);
+        QVERIFY(window.findChild<QWidget *>(QStringLiteral("demoPage"))->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty() || !failed.isEmpty(), 300000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        const QStringList steps = window.demoSteps();
+        const QString all = steps.join(QLatin1Char('\n'));
+        QVERIFY2(steps.size() >= 4, qPrintable(all));
+        QVERIFY2(steps.first().contains(QStringLiteral("creating a PostgreSQL cluster in")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("seeding the demo shop at scale 0.01")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("applying Reprint's schema")), qPrintable(all));
+        double last = -1;
+        for (const QString &step : steps) {
+            bool ok = false;
+            const double at = QLocale().toDouble(step.section(QStringLiteral(" s  "), 0, 0), &ok);
+            QVERIFY2(ok && at >= last, qPrintable(step));
+            last = at;
+        }
+        auto *busy = window.findChild<QLabel *>(QStringLiteral("busyText"));
+        QVERIFY2(busy->text().startsWith(QStringLiteral("Starting the demo warehouse (")), qPrintable(busy->text()));
+        QVERIFY(window.openSpec(started.first().at(1).toString(), started.first().at(0).toString()));
+        QCOMPARE(tabs->currentWidget(), window.calendarScreen());
+        QVERIFY(reprint::backfill::stopDemo(dir.toStdString()).ok());
     }
 
     void passwordInUriStaysHidden()
