@@ -142,8 +142,8 @@ public:
         update();
     }
 
-    QSize sizeHint() const override { return {600, 2 * lineHeight() + 6}; }
-    QSize minimumSizeHint() const override { return {200, 2 * lineHeight() + 6}; }
+    QSize sizeHint() const override { return {600, m_lines * lineHeight() + 6}; }
+    QSize minimumSizeHint() const override { return {200, m_lines * lineHeight() + 6}; }
 
 protected:
     void paintEvent(QPaintEvent *) override
@@ -247,6 +247,12 @@ protected:
                 p.drawRect(r.adjusted(1, 1, -1, -1));
             },
             tr("in the window"));
+        // As tall as the entries wrapped at this width: the last ones are never cut off.
+        const int lines = (y - 3) / lineHeight() + 1;
+        if (lines != m_lines) {
+            m_lines = lines;
+            updateGeometry();
+        }
     }
 
 private:
@@ -254,6 +260,7 @@ private:
 
     QList<PartitionCalendarModel::LegendEntry> m_entries;
     QString m_title;
+    int m_lines = 2;
 };
 
 CalendarScreen::CalendarScreen(model::EngineClient *engine, QWidget *parent)
@@ -1065,7 +1072,7 @@ void CalendarScreen::updateWarning()
                 outside << q(m_calendar->partition(o).name);
         m_scopeNote->setText(outside.isEmpty()
                                  ? tr("No partition just outside the window to check.")
-                                 : tr("Just outside the window, %1 fail no check: the window leaves out nothing known to be wrong.")
+                                 : tr("No check fails just outside the window (%1): it leaves out nothing known to be wrong.")
                                        .arg(outside.join(tr(" and "))));
         m_notice->setCurrentWidget(m_scopeNote);
         return;
