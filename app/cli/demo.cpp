@@ -1,5 +1,6 @@
 // reprint demo [--dir D] [--scale N] [--share] [--stop]: the embedded demo warehouse.
 #include "commands.h"
+#include "commandtable.h"
 
 #include "backfill/demo.h"
 #include "warehouse/localcluster.h"
@@ -21,6 +22,7 @@ int demoCommand(const QStringList &args)
 {
     QTextStream err(stderr);
     QTextStream out(stdout);
+    const QString usage = QStringLiteral("usage: reprint ") + findCommand(QStringLiteral("demo"))->synopsis + QLatin1Char('\n');
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Start (or stop) the embedded demo warehouse."));
@@ -42,16 +44,16 @@ int demoCommand(const QStringList &args)
     parser.addOption(shareOption);
     parser.addOption(helpOption);
     if (!parser.parse(QStringList{QStringLiteral("reprint demo")} + args)) {
-        err << "reprint demo: " << parser.errorText() << "\nusage: reprint demo [--dir D] [--scale N] [--share] [--stop]\n";
+        err << "reprint demo: " << parser.errorText() << "\n" << usage;
         return ExitUsage;
     }
     if (parser.isSet(helpOption)) {
-        out << "usage: reprint demo [--dir D] [--scale N] [--share] [--stop]\n\n" << parser.helpText().section(QLatin1Char('\n'), 3);
+        out << usage << "\n" << parser.helpText().section(QLatin1Char('\n'), 3);
         return ExitOk;
     }
     if (!parser.positionalArguments().isEmpty()) {
         err << "reprint demo: unexpected argument '" << parser.positionalArguments().first()
-            << "'\nusage: reprint demo [--dir D] [--scale N] [--share] [--stop]\n";
+            << "'\n" << usage;
         return ExitUsage;
     }
 

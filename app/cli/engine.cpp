@@ -2,6 +2,7 @@
 // Each parses its flags, loads the spec, runs one engine coroutine on an io_context on
 // this thread, and prints the result as a table, JSON or CSV.
 #include "commands.h"
+#include "commandtable.h"
 #include "output.h"
 
 #include "backfill/engine.h"
@@ -11,6 +12,7 @@
 #include "warehouse/iothread.h"
 
 #include <QCommandLineParser>
+#include <QLocale>
 #include <QRegularExpression>
 #include <QTextStream>
 
@@ -89,17 +91,21 @@ bool parseBackfillId(const QString &text, long long *id)
     return ok && *id > 0;
 }
 
+// `word` as a POSIX shell reads it back: as is when it is plain, else single-quoted.
+QString shellWord(const QString &word)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9/._+=:,@%-]+$"));
+    if (plain.match(word).hasMatch())
+        return word;
+    QString quoted = word;
+    quoted.replace(QLatin1String("'"), QLatin1String("'\\''"));
+    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+}
+
 QString idRange()
 {
     return QStringLiteral("backfill IDs are whole numbers from 1 to %1").arg(std::numeric_limits<long long>::max());
 }
-
-struct Command {
-    QString name;
-    QString synopsis;
-    bool needsModel = false;
-    bool needsId = false;
-};
 
 // Runs `task` on an io_context on this thread. SIGINT/SIGTERM cancel through `cancel`
 // (on a separate thread: PQcancel blocks); a second signal exits at once with 5.
@@ -165,49 +171,45 @@ warehouse::Task<warehouse::Result<backfill::BackfillProgress>> cancelAndWait(bac
 
 int engineCommand(const QString &command, const QStringList &arguments)
 {
-    static const QList<Command> commands = {
-        {QStringLiteral("init"), QStringLiteral("init --spec S"), false, false},
-        {QStringLiteral("status"), QStringLiteral("status --spec S --model M [--from P --to P]"), true, false},
-        {QStringLiteral("run"), QStringLiteral("run --spec S --model M --partition P"), true, false},
-        {QStringLiteral("backfill"), QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N] [--cascade] | --resume ID [--retry-failed]"), false, false},
-        {QStringLiteral("diff"), QStringLiteral("diff --spec S ID [--rows P]"), false, true},
-        {QStringLiteral("publish"), QStringLiteral("publish --spec S ID --approve NOTE [--override REASON]"), false, true},
-        {QStringLiteral("abandon"), QStringLiteral("abandon --spec S ID"), false, true},
-        {QStringLiteral("cancel"), QStringLiteral("cancel --spec S ID"), false, true},
-        {QStringLiteral("report"), QStringLiteral("report --spec S ID --out FILE.pdf|FILE.html|FILE.csv"), false, true},
-        {QStringLiteral("undo"), QStringLiteral("undo --spec S ID [--override REASON]"), false, true},
-        {QStringLiteral("history"), QStringLiteral("history --spec S [--model M] [--prune [--retention-days N]]"), false, false},
-    };
-    const Command *cmd = nullptr;
-    for (const Command &c : commands)
-        if (c.name == command)
-            cmd = &c;
-    if (!cmd)
-        return usageError(QStringLiteral("unknown command '%1'").arg(command), QStringLiteral("Run `reprint --help` for the commands."));
+    const CommandHelp *cmd = findCommand(command);
+    if (!cmd || !cmd->engine) {
+        const QString nearest = nearestCommand(command);
+        if (nearest.isEmpty())
+            return usageError(QStringLiteral("unknown command '%1'").arg(command), QStringLiteral("Run `reprint --help` for the commands."));
+        // The same line with the command corrected, so that the hint runs as printed.
+        QString again = QStringLiteral("reprint ") + nearest;
+        for (const QString &a : arguments)
+            again += QLatin1Char(' ') + shellWord(a);
+        return usageError(QStringLiteral("unknown command '%1'; did you mean `reprint %2`?").arg(command, nearest),
+                          QStringLiteral("Run `%1`, or `reprint --help` for the commands.").arg(again));
+    }
 
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QCommandLineOption spec(QStringLiteral("spec"), QStringLiteral("The spec file."), QStringLiteral("S"));
-    const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("Connection: conninfo, URI or service=NAME."), QStringLiteral("CONNINFO"));
-    const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("table, json or csv."), QStringLiteral("F"), QStringLiteral("table"));
-    const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("The model."), QStringLiteral("M"));
-    const QCommandLineOption from(QStringLiteral("from"), QStringLiteral("First partition."), QStringLiteral("P"));
-    const QCommandLineOption to(QStringLiteral("to"), QStringLiteral("Last partition."), QStringLiteral("P"));
-    const QCommandLineOption partition(QStringLiteral("partition"), QStringLiteral("The partition."), QStringLiteral("P"));
-    const QCommandLineOption parallel(QStringLiteral("parallel"), QStringLiteral("Staging connections."), QStringLiteral("N"), QStringLiteral("1"));
-    const QCommandLineOption rows(QStringLiteral("rows"), QStringLiteral("Row-level diff of this partition."), QStringLiteral("P"));
-    const QCommandLineOption approve(QStringLiteral("approve"), QStringLiteral("Approval note."), QStringLiteral("NOTE"));
-    const QCommandLineOption override_(QStringLiteral("override"), QStringLiteral("Reason to publish a failed validation."), QStringLiteral("REASON"));
-    const QCommandLineOption refresh(QStringLiteral("refresh"), QStringLiteral("Recompute (status is always fresh)."));
-    const QCommandLineOption cascadeOption(QStringLiteral("cascade"), QStringLiteral("Also backfill every downstream model."));
-    const QCommandLineOption resume(QStringLiteral("resume"), QStringLiteral("Resume this backfill."), QStringLiteral("ID"));
-    const QCommandLineOption retryFailed(QStringLiteral("retry-failed"), QStringLiteral("With --resume: re-stage only failed partitions."));
-    const QCommandLineOption prune(QStringLiteral("prune"), QStringLiteral("Drop archives past their retention."));
-    const QCommandLineOption retention(QStringLiteral("retention-days"), QStringLiteral("Archive retention."), QStringLiteral("N"),
-                                       QStringLiteral("30"));
-    const QCommandLineOption outOption(QStringLiteral("out"), QStringLiteral("Where to write the review packet."), QStringLiteral("FILE"));
-    parser.addOptions({spec, db, format, model, from, to, partition, parallel, rows, approve, override_, refresh, prune, retention, resume, retryFailed, cascadeOption, outOption});
-    parser.addHelpOption();
+    // Every option of every command, from the command table; the command then refuses
+    // those it does not take.
+    for (const OptionHelp &o : allEngineOptions())
+        parser.addOption(QCommandLineOption(o.names, o.text, o.valueName, o.defaultValue));
+    const QCommandLineOption spec(QStringLiteral("spec"));
+    const QCommandLineOption db(QStringLiteral("db"));
+    const QCommandLineOption format(QStringLiteral("format"));
+    const QCommandLineOption model(QStringLiteral("model"));
+    const QCommandLineOption from(QStringLiteral("from"));
+    const QCommandLineOption to(QStringLiteral("to"));
+    const QCommandLineOption partition(QStringLiteral("partition"));
+    const QCommandLineOption parallel(QStringLiteral("parallel"));
+    const QCommandLineOption rows(QStringLiteral("rows"));
+    const QCommandLineOption limit(QStringLiteral("limit"));
+    const QCommandLineOption offset(QStringLiteral("offset"));
+    const QCommandLineOption approve(QStringLiteral("approve"));
+    const QCommandLineOption override_(QStringLiteral("override"));
+    const QCommandLineOption refresh(QStringLiteral("refresh"));
+    const QCommandLineOption cascadeOption(QStringLiteral("cascade"));
+    const QCommandLineOption resume(QStringLiteral("resume"));
+    const QCommandLineOption retryFailed(QStringLiteral("retry-failed"));
+    const QCommandLineOption prune(QStringLiteral("prune"));
+    const QCommandLineOption retention(QStringLiteral("retention-days"));
+    const QCommandLineOption outOption(QStringLiteral("out"));
     if (!parser.parse(QStringList{QStringLiteral("reprint ") + command} + arguments)) {
         // `diff -5` reads as an option named 5.
         const QStringList unknown = parser.unknownOptionNames();
@@ -218,9 +220,13 @@ int engineCommand(const QString &command, const QStringList &arguments)
         return usageError(parser.errorText(), QStringLiteral("usage: reprint ") + cmd->synopsis);
     }
     if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << "usage: reprint " << cmd->synopsis << "\n";
+        QTextStream(stdout) << commandHelp(*cmd);
         return ExitOk;
     }
+    for (const QString &name : parser.optionNames())
+        if (!acceptsOption(*cmd, name))
+            return usageError(QStringLiteral("%1 does not take --%2").arg(command, name),
+                              QStringLiteral("usage: reprint %1; `reprint %2 --help` explains its options.").arg(cmd->synopsis, command));
 
     Format fmt;
     if (!parseFormat(parser.value(format), &fmt))
@@ -340,7 +346,11 @@ int engineCommand(const QString &command, const QStringList &arguments)
             return fail(r.error());
         if (!r->takeover.empty())
             err() << "reprint: " << QString::fromStdString(r->takeover) << "\n";
-        err() << "reprint: backfill " << r->id << " staged and validated" << (r->validationPassed ? "" : " (validation FAILED)") << "\n";
+        if (r->validationPassed)
+            err() << "reprint: backfill " << r->id << " staged and validated\n";
+        else
+            err() << "reprint: backfill " << r->id << " staged; validation failed: " << QString::fromStdString(r->review.validationMessage)
+                  << "\n";
         out.review(r->review, r->cascade);
         for (const std::string &s : r->staleDownstream)
             err() << "reprint: warning: downstream " << QString::fromStdString(s) << " will be stale after publishing; "
@@ -349,8 +359,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
             const std::string next = "Backfill " + std::to_string(r->id) + " keeps its claim: publish it with `reprint publish "
                                      + std::to_string(r->id) + " --approve NOTE --override REASON`, or free the window with `reprint abandon "
                                      + std::to_string(r->id) + "`.";
-            err() << "reprint: validation failed: " << QString::fromStdString(r->review.validationMessage) << "\n"
-                  << "  " << QString::fromStdString(backfill::completeCommands(next, g_specPath)) << "\n";
+            err() << "  " << QString::fromStdString(backfill::completeCommands(next, g_specPath)) << "\n";
             err().flush();
             return ExitValidation;
         }
@@ -359,11 +368,69 @@ int engineCommand(const QString &command, const QStringList &arguments)
         return ExitOk;
     }
     if (command == QLatin1String("diff")) {
+        if (!parser.isSet(rows) && (parser.isSet(limit) || parser.isSet(offset)))
+            return usageError(QStringLiteral("--%1 pages the row-level diff: it needs --rows P").arg(parser.isSet(limit) ? "limit" : "offset"),
+                              QStringLiteral("usage: reprint ") + cmd->synopsis);
         if (parser.isSet(rows)) {
-            auto r = runWithSignals(engine.rowDiff(id, parser.value(rows).toStdString()), cancel);
+            // --limit N|all and --offset N page the changed, added and removed rows.
+            std::optional<long long> pageSize = 20;
+            long long skip = 0;
+            if (parser.isSet(limit) && parser.value(limit) == QLatin1String("all")) {
+                pageSize.reset();
+            } else if (parser.isSet(limit)) {
+                bool ok = false;
+                pageSize = parser.value(limit).toLongLong(&ok);
+                if (!ok || *pageSize < 1 || *pageSize > std::numeric_limits<int>::max())
+                    return usageError(QStringLiteral("--limit '%1' is not a number of rows from 1 to %2, or all")
+                                          .arg(parser.value(limit))
+                                          .arg(std::numeric_limits<int>::max()),
+                                      QStringLiteral("e.g. --limit 100, or --limit all for every row."));
+            }
+            if (parser.isSet(offset)) {
+                bool ok = false;
+                skip = parser.value(offset).toLongLong(&ok);
+                if (!ok || skip < 0)
+                    return usageError(QStringLiteral("--offset '%1' is not a number of rows to skip (0 or more)").arg(parser.value(offset)),
+                                      QStringLiteral("e.g. --offset 20 for the rows after the first 20."));
+            }
+            const std::string partitionName = parser.value(rows).toStdString();
+            auto r = runWithSignals(engine.rowDiff(id, partitionName), cancel);
             if (!r)
                 return fail(r.error());
-            out.rowDiff(*r);
+            const long long total = r->added + r->removed + r->changed;
+            const QLocale numbers(QLocale::English);
+            const std::string again = "reprint diff " + std::to_string(id) + " --rows " + r->partition;
+            const std::string sized = pageSize && *pageSize != 20 ? " --limit " + std::to_string(*pageSize) : "";
+            if (skip > 0 && skip >= total)
+                return fail(Error::make(ErrorKind::Usage,
+                                        "--offset " + std::to_string(skip) + " is past the last of the "
+                                            + numbers.toString(total).toStdString() + " changed/added/removed rows of " + r->partition,
+                                        total == 0 ? "Nothing changed in " + r->partition + ": `" + again + "` shows that."
+                                                   : "The last page: `" + again + " --offset "
+                                                         + std::to_string(std::max(0LL, total - pageSize.value_or(total))) + sized + "`."));
+            const int take = static_cast<int>(std::min<long long>(pageSize.value_or(total), std::numeric_limits<int>::max()));
+            auto page = runWithSignals(backfill::rowDiffPage(engine, id, partitionName, skip, take), cancel);
+            if (!page)
+                return fail(page.error());
+            out.rowDiff(*r, *page, skip, pageSize);
+            const long long shown = static_cast<long long>(page->rows.size());
+            if (fmt != Format::Json && shown < total) {
+                const QString of = QStringLiteral(" of %1 changed/added/removed").arg(numbers.toString(total));
+                const bool kept = page->basis == "sample";  // only the stored first rows are left
+                if (shown == 0)
+                    err() << "reprint: no rows to show from row " << numbers.toString(skip + 1) << of
+                          << ": only the first " << numbers.toString(skip) << " were kept (backfill " << id << "'s stage is gone)\n";
+                else if (skip + shown < total && (!kept || shown == take))
+                    err() << "reprint: showing rows " << numbers.toString(skip + 1) << "-" << numbers.toString(skip + shown) << of << "; "
+                          << QString::fromStdString(backfill::completeCommands(
+                                 "`" + again + " --offset " + std::to_string(skip + shown) + sized + "` for the next", g_specPath))
+                          << " (--limit all for every row)\n";
+                else
+                    err() << "reprint: showing rows " << numbers.toString(skip + 1) << "-" << numbers.toString(skip + shown) << of
+                          << (kept && skip + shown < total ? QStringLiteral("; only these were kept (backfill %1's stage is gone)").arg(id)
+                                                           : QString())
+                          << "\n";
+            }
             return ExitOk;
         }
         auto r = runWithSignals(engine.review(id), cancel);
@@ -449,8 +516,8 @@ int engineCommand(const QString &command, const QStringList &arguments)
             auto dropped = runWithSignals(engine.pruneArchives(days), cancel);
             if (!dropped)
                 return fail(dropped.error());
-            err() << "reprint: dropped " << *dropped << " archive(s) older than " << days
-                  << " days (the latest publish of each window keeps its archive)\n";
+            err() << "reprint: dropped " << QString::fromStdString(backfill::counted(*dropped, "archive")) << " older than "
+                  << QString::fromStdString(backfill::counted(days, "day")) << " (the latest publish of each window keeps its archive)\n";
         }
         auto r = runWithSignals(engine.history(modelName), cancel);
         if (!r)

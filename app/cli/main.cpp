@@ -1,4 +1,5 @@
 // reprint: the command-line face of the engine. See design.md, "CLI contract".
+#include "commandtable.h"
 #include "commands.h"
 
 #include <QCoreApplication>
@@ -10,30 +11,6 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
-
-namespace {
-
-const char *kUsage =
-    "usage: reprint <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  init      --spec S                          create or upgrade Reprint's schema\n"
-    "  status    --spec S --model M [--from P --to P]\n"
-    "  run       --spec S --model M --partition P  the scheduled run of one partition\n"
-    "  backfill  --spec S --model M --from P --to P [--parallel N]\n"
-    "  diff      --spec S ID [--rows P]\n"
-    "  publish   --spec S ID --approve NOTE [--override REASON]\n"
-    "  abandon   --spec S ID\n"
-    "  cancel    --spec S ID                       stop a backfill staging in another process\n"
-    "  report    --spec S ID --out FILE.pdf|.html|.csv   the review packet\n"
-    "  undo      --spec S ID [--override REASON]    restore what a publish replaced\n"
-    "  history   --spec S [--prune [--retention-days N]]\n"
-    "  demo      [--dir D] [--scale N] [--share] [--stop]  the embedded demo warehouse\n"
-    "\n"
-    "common options: --db CONNINFO|URI, --format table|json|csv\n"
-    "exit codes: 0 ok, 1 usage/spec, 2 database, 3 validation failed, 4 conflict, 5 cancelled\n";
-
-} // namespace
 
 int main(int argc, char **argv)
 {
@@ -56,7 +33,7 @@ int main(int argc, char **argv)
     QStringList args = app.arguments();
     args.removeFirst();
     if (args.isEmpty() || args.first() == QLatin1String("--help") || args.first() == QLatin1String("-h")) {
-        QTextStream(args.isEmpty() ? stderr : stdout) << kUsage;
+        QTextStream(args.isEmpty() ? stderr : stdout) << reprint::cli::mainHelp();
         return args.isEmpty() ? reprint::cli::ExitUsage : reprint::cli::ExitOk;
     }
     if (args.first() == QLatin1String("--version")) {

@@ -21,6 +21,12 @@ QString q(const std::optional<std::string> &s)
     return s ? QString::fromStdString(*s) : QString();
 }
 
+// A text field of JSON output: an empty value is null, in every command's JSON.
+QJsonValue textOrNull(const std::string &s)
+{
+    return s.empty() ? QJsonValue() : QJsonValue(QString::fromStdString(s));
+}
+
 int scaleOf(const std::optional<std::string> &v)
 {
     if (!v)
@@ -267,7 +273,7 @@ void Output::review(const backfill::Review &review, const std::vector<backfill::
         table(h, rows, m_format == Format::Table ? QList<int>{3, 4, 5, 6, 7} : QList<int>{});
         if (m_format == Format::Table)
             for (const auto &u : r.unexpectedColumns)
-                QTextStream(stdout) << "UNEXPECTED: " << u.rows << " row(s) of " << q(u.partition) << " changed column " << q(u.column)
+                QTextStream(stdout) << "UNEXPECTED: " << q(backfill::counted(u.rows, "row")) << " of " << q(u.partition) << " changed column " << q(u.column)
                                     << ", which no measure covers; read "
                                     << q(backfill::completeCommands("`reprint diff " + std::to_string(r.backfillId) + " --rows " + u.partition + "`",
                                                                     m_specPath))
@@ -277,9 +283,18 @@ void Output::review(const backfill::Review &review, const std::vector<backfill::
         QTextStream(stdout) << "\nin* = boundary partition (row-level diff kept); outside = the partition just outside the window\n";
 }
 
-void Output::rowDiff(const backfill::RowDiff &diff)
+void Output::rowDiff(const backfill::RowDiff &diff, const backfill::RowDiffPage &page, long long offset, std::optional<long long> limit)
 {
-    const QJsonArray sample = QJsonDocument::fromJson(QByteArray::fromStdString(diff.sampleJson)).array();
+    auto object = [](const std::string &text) -> QJsonValue {
+        const QJsonDocument d = QJsonDocument::fromJson(QByteArray::fromStdString(text));
+        return d.isObject() ? QJsonValue(d.object()) : QJsonValue();
+    };
+    QJsonArray sample;
+    for (const backfill::RowDiffEntry &e : page.rows)
+        sample.append(QJsonObject{{QStringLiteral("change"), q(e.change)},
+                                  {QStringLiteral("key"), object(e.key)},
+                                  {QStringLiteral("old"), object(e.oldRow)},
+                                  {QStringLiteral("new"), object(e.newRow)}});
     if (m_format == Format::Json) {
         QJsonObject cols;
         for (const auto &c : diff.columnChanges)
@@ -292,6 +307,10 @@ void Output::rowDiff(const backfill::RowDiff &diff)
                               {QStringLiteral("old_repeats"), static_cast<qint64>(diff.oldRepeats)},
                               {QStringLiteral("new_repeats"), static_cast<qint64>(diff.newRepeats)},
                               {QStringLiteral("column_changes"), cols},
+                              {QStringLiteral("total"), static_cast<qint64>(diff.added + diff.removed + diff.changed)},
+                              {QStringLiteral("offset"), static_cast<qint64>(offset)},
+                              {QStringLiteral("limit"), limit ? QJsonValue(static_cast<qint64>(*limit)) : QJsonValue()},
+                              {QStringLiteral("basis"), q(page.basis)},
                               {QStringLiteral("sample"), sample}});
         return;
     }
@@ -300,7 +319,7 @@ void Output::rowDiff(const backfill::RowDiff &diff)
         out << "partition " << q(diff.partition) << " of backfill " << diff.backfillId << ": " << diff.added << " added, "
             << diff.removed << " removed, " << diff.changed << " changed\n";
         if (diff.oldRepeats > 0 || diff.newRepeats > 0)
-            out << "  the key repeats: " << diff.oldRepeats << " row(s) in the target and " << diff.newRepeats
+            out << "  the key repeats: " << q(backfill::counted(diff.oldRepeats, "row")) << " in the target and " << diff.newRepeats
                 << " in the stage share a key with an earlier row; repeated keys are paired in order, not multiplied\n";
         for (const auto &c : diff.columnChanges)
             if (c.count)
@@ -352,8 +371,8 @@ void Output::publish(const backfill::PublishOutcome &p)
                               {QStringLiteral("status"), QStringLiteral("published")},
                               {QStringLiteral("rows_replaced"), static_cast<qint64>(p.rowsReplaced)},
                               {QStringLiteral("rows_inserted"), static_cast<qint64>(p.rowsInserted)},
-                              {QStringLiteral("approver"), q(p.approver)},
-                              {QStringLiteral("strategy"), q(p.strategy)},
+                              {QStringLiteral("approver"), textOrNull(p.approver)},
+                              {QStringLiteral("strategy"), textOrNull(p.strategy)},
                               {QStringLiteral("lock_held_ms"), p.lockHeldMs}});
         return;
     }
@@ -370,19 +389,19 @@ void Output::history(const std::vector<backfill::HistoryRow> &rows)
         QJsonArray arr;
         for (const auto &h : rows)
             arr.append(QJsonObject{{QStringLiteral("id"), static_cast<qint64>(h.id)},
-                                   {QStringLiteral("model"), q(h.model)},
-                                   {QStringLiteral("kind"), q(h.kind)},
-                                   {QStringLiteral("status"), q(h.status)},
-                                   {QStringLiteral("validation"), q(h.validation)},
-                                   {QStringLiteral("from"), q(h.from)},
-                                   {QStringLiteral("to"), q(h.to)},
-                                   {QStringLiteral("operator"), q(h.operatorName)},
-                                   {QStringLiteral("approver"), q(h.approver)},
-                                   {QStringLiteral("note"), q(h.note)},
-                                   {QStringLiteral("override_reason"), q(h.overrideReason)},
-                                   {QStringLiteral("created_at"), q(h.createdAt)},
-                                   {QStringLiteral("published_at"), q(h.publishedAt)},
-                                   {QStringLiteral("error"), q(h.error)},
+                                   {QStringLiteral("model"), textOrNull(h.model)},
+                                   {QStringLiteral("kind"), textOrNull(h.kind)},
+                                   {QStringLiteral("status"), textOrNull(h.status)},
+                                   {QStringLiteral("validation"), textOrNull(h.validation)},
+                                   {QStringLiteral("from"), textOrNull(h.from)},
+                                   {QStringLiteral("to"), textOrNull(h.to)},
+                                   {QStringLiteral("operator"), textOrNull(h.operatorName)},
+                                   {QStringLiteral("approver"), textOrNull(h.approver)},
+                                   {QStringLiteral("note"), textOrNull(h.note)},
+                                   {QStringLiteral("override_reason"), textOrNull(h.overrideReason)},
+                                   {QStringLiteral("created_at"), textOrNull(h.createdAt)},
+                                   {QStringLiteral("published_at"), textOrNull(h.publishedAt)},
+                                   {QStringLiteral("error"), textOrNull(h.error)},
                                    {QStringLiteral("resumable"), h.leaseExpired}});
         printJson(QJsonObject{{QStringLiteral("backfills"), arr}});
         return;

@@ -2,6 +2,7 @@
 // Prints engine results to stdout as a table, JSON (shapes in design.md) or CSV.
 
 #include "backfill/engine.h"
+#include "backfill/reviewfacts.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -22,7 +23,9 @@ public:
     void status(const backfill::Model &model, const std::vector<backfill::StatusRow> &rows);
     // A backfill's review; a cascade's downstream reviews follow it (in JSON, as "cascade").
     void review(const backfill::Review &review, const std::vector<backfill::Review> &cascade = {});
-    void rowDiff(const backfill::RowDiff &diff);
+    // A partition's row diff: its counts, and the page of rows read at `offset` (at most
+    // `limit` of them; no limit: all).
+    void rowDiff(const backfill::RowDiff &diff, const backfill::RowDiffPage &page, long long offset, std::optional<long long> limit);
     void run(const backfill::RunOutcome &run);
     void publish(const backfill::PublishOutcome &publish);
     void history(const std::vector<backfill::HistoryRow> &rows);

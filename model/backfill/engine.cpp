@@ -307,12 +307,51 @@ std::string stageTableName(long long id, const Model &model)
     return name.substr(0, 63);
 }
 
+// Serialises the claims of `model` until the transaction ends: a claim checked under it
+// (claimedBy) stays free until this transaction inserts its own.
+Task<Status> lockClaims(warehouse::Connection &c, const Model &model)
+{
+    auto r = co_await c.query("SELECT pg_advisory_xact_lock(hashtext('reprint.claim'), hashtext($1))", args(model.name));
+    if (!r)
+        co_return r.error();
+    co_return warehouse::ok();
+}
+
+// The conflict naming who claims partitions of [from, to] of `model` (only live leases
+// when `liveOnly`), or nothing when nobody does; a failed lookup is returned as its error.
+Task<std::optional<Error>> claimedBy(warehouse::Connection &c, const Model &model, const Partition &from, const Partition &to,
+                                     bool liveOnly)
+{
+    auto holder = co_await c.query(
+        "SELECT b.id::text, b.operator, b.status, b.kind, c.holder, lower(c.span)::text, upper(c.span)::text, "
+        "b.from_partition, b.to_partition, " + utcTimeText("c.lease_expires") + " "
+        "FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
+        "WHERE c.model = $1 AND c.span && tstzrange($2, $3) AND ($4 = 'false' OR c.lease_expires >= now()) ORDER BY b.id LIMIT 1",
+        args(model.name, from.startText(), to.endText(), liveOnly ? "true" : "false"), oids(0, kTimestamptzOid, kTimestamptzOid));
+    if (!holder)
+        co_return holder.error();
+    const auto &r = holder->last();
+    if (r.rows.empty())
+        co_return std::nullopt;
+    const auto &row = r.rows.front();
+    const std::string holderId = *row[0];
+    co_return conflict("partitions " + *row[7] + ".." + *row[8] + " of " + model.name + " are claimed by "
+                           + (*row[3] == "run" ? "scheduled run " : "backfill ") + holderId + " (operator " + *row[1]
+                           + ", status " + *row[2] + ", holder " + *row[4] + ", lease until " + *row[9] + ")",
+                       *row[2] == "staging" || *row[2] == "planned"
+                           ? "Wait for it to finish, or for its lease to expire if its process died."
+                           : "Publish it (`reprint publish " + holderId + " --approve NOTE`) or free the window with `reprint abandon "
+                                 + holderId + "`.");
+}
+
 // Claims [start, end) of a model for a backfill row that this transaction inserts.
 // Expired leases overlapping it are taken over (their backfills are marked failed).
 // Returns the takeover message (empty if none) or a Conflict naming the holder.
 Task<Result<std::string>> claimWindow(warehouse::Connection &c, long long id, const Model &model,
                                       const Partition &from, const Partition &to, const EngineOptions &opt)
 {
+    if (auto locked = co_await lockClaims(c, model); !locked)
+        co_return locked.error();
     auto expired = co_await c.query(
         "WITH gone AS (DELETE FROM reprint.claims WHERE model = $1 AND span && tstzrange($2, $3) "
         "AND lease_expires < now() RETURNING backfill_id, holder, operator, lease_expires) "
@@ -343,30 +382,18 @@ Task<Result<std::string>> claimWindow(warehouse::Connection &c, long long id, co
     auto undo = co_await c.query("ROLLBACK TO SAVEPOINT claim");
     if (!undo)
         co_return undo.error();
-    auto holder = co_await c.query(
-        "SELECT b.id::text, b.operator, b.status, b.kind, c.holder, lower(c.span)::text, upper(c.span)::text, "
-        "b.from_partition, b.to_partition, " + utcTimeText("c.lease_expires") + " "
-        "FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
-        "WHERE c.model = $1 AND c.span && tstzrange($2, $3) ORDER BY b.id LIMIT 1",
-        args(model.name, from.startText(), to.endText()), oids(0, kTimestamptzOid, kTimestamptzOid));
-    if (!holder)
-        co_return holder.error();
-    const auto &r = holder->last();
-    if (r.rows.empty())
-        co_return conflict("the window " + windowText(from, to) + " of " + model.name + " is claimed by another backfill",
-                           "Try again; the claim was released while this one was being taken.");
-    const auto &row = r.rows.front();
-    const std::string holderId = *row[0];
-    co_return conflict("partitions " + *row[7] + ".." + *row[8] + " of " + model.name + " are claimed by "
-                           + (*row[3] == "run" ? "scheduled run " : "backfill ") + holderId + " (operator " + *row[1]
-                           + ", status " + *row[2] + ", holder " + *row[4] + ", lease until " + *row[9] + ")",
-                       *row[2] == "staging" || *row[2] == "planned"
-                           ? "Wait for it to finish, or for its lease to expire if its process died."
-                           : "Publish it (`reprint publish " + holderId + " --approve NOTE`) or free the window with `reprint abandon "
-                                 + holderId + "`.");
+    if (auto held = co_await claimedBy(c, model, from, to, false))
+        co_return *held;
+    co_return conflict("the window " + windowText(from, to) + " of " + model.name + " is claimed by another backfill",
+                       "Try again; the claim was released while this one was being taken.");
 }
 
 } // namespace
+
+std::string counted(long long n, const std::string &noun, const std::string &plural)
+{
+    return std::to_string(n) + " " + (n == 1 ? noun : plural.empty() ? noun + "s" : plural);
+}
 
 std::string completeCommands(const std::string &text, const std::string &specPath)
 {
@@ -758,14 +785,14 @@ Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Parti
             const long long repeated = std::stoll(set.at(0, "repeated_keys").value_or("0"));
             if (repeated > 0 && leaked == 0)
                 failure = Error::make(ErrorKind::Spec,
-                                      "the transform produced " + std::to_string(repeated) + " key(s) more than once in partition "
+                                      "the transform produced " + counted(repeated, "key") + " more than once in partition "
                                           + p.name + ", e.g. key " + joinKey(run.model->key) + " = "
                                           + set.at(0, "repeated_example").value_or("?") + "; a key must name one row",
                                       "Fix the transform (" + run.model->transformFile + ") so that it emits one row per key, "
                                           "or correct `key:` in the spec; nothing was staged for this partition.");
             if (leaked > 0)
                 failure = Error::make(ErrorKind::Spec,
-                                      "the transform produced " + std::to_string(leaked) + " row(s) outside ["
+                                      "the transform produced " + counted(leaked, "row") + " outside ["
                                           + p.startText() + ", " + p.endText() + "), e.g. "
                                           + run.model->partitionColumn + " = " + set.at(0, "example").value_or("NULL"),
                                       "Fix the transform's filter on :start and :end (" + run.model->transformFile
@@ -1317,8 +1344,8 @@ Task<Result<PublishOutcome>> swapWindow(warehouse::Connection &c, const ModelSql
         if (plan.cancel && plan.cancel->isCancelled())
             co_return Error::make(ErrorKind::Cancelled, "cancelled while waiting for the lock on " + sql.target + "; nothing was published");
         if (attempt >= opt.swapLockTries)
-            co_return conflict("could not lock " + sql.target + " to swap " + std::to_string(layout.partitions.size())
-                                   + " partition(s): other sessions held it through " + std::to_string(attempt) + " tries of "
+            co_return conflict("could not lock " + sql.target + " to swap "
+                                   + counted(static_cast<long long>(layout.partitions.size()), "partition") + ": other sessions held it through " + std::to_string(attempt) + " tries of "
                                    + std::to_string(opt.swapLockTimeoutMs) + " ms; nothing was published",
                                "Publish again when the target is quieter, or set `publish: replace` for this model: it never "
                                "waits for readers.");
@@ -1442,6 +1469,12 @@ struct Recorded {
 Task<Result<Recorded>> recordAndClaimIn(warehouse::Connection &c, const ModelSql &sql, const Window &w,
                                         const std::string &kind, const EngineOptions &opt, long long parentId)
 {
+    // A refused claim takes no id (a rollback does not give a sequence value back): a live
+    // claim of the window is seen here, under the model's claim lock, before the row exists.
+    if (auto locked = co_await lockClaims(c, *w.model); !locked)
+        co_return locked.error();
+    if (auto held = co_await claimedBy(c, *w.model, w.first(), w.last(), true))
+        co_return *held;
     const Value parent = parentId > 0 ? Value(std::to_string(parentId)) : Value();
     auto r = co_await c.query("INSERT INTO reprint.backfills (model, target, kind, window_start, window_end, from_partition, "
                               "to_partition, transform_hash, parent_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
@@ -1955,7 +1988,7 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         }
 
     emit("claiming", req.resumeId, "claiming " + windowText(w->first(), w->last()) + " of " + (*m)->name
-                                       + (members.size() > 1 ? " and " + std::to_string(members.size() - 1) + " downstream model(s)" : ""));
+                                       + (members.size() > 1 ? " and " + counted(static_cast<long long>(members.size() - 1), "downstream model") : ""));
     if (req.resumeId > 0) {
         if (resumed.size() != members.size())
             co_return conflict("the downstream models of " + (*m)->name + " changed since cascade " + std::to_string(req.resumeId)
@@ -2041,9 +2074,8 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
                 ++done;
         }
         const int parallel = std::min(req.parallel, mem.model->maxParallel);
-        emit("staging", mem.rec.id, "staging " + std::to_string(queue.size()) + " partition(s) of " + mem.model->name + " over "
-                                        + std::to_string(std::max(1, std::min<int>(parallel, static_cast<int>(queue.size()))))
-                                        + " connection(s)");
+        emit("staging", mem.rec.id, "staging " + counted(static_cast<long long>(queue.size()), "partition") + " of " + mem.model->name + " over "
+                                        + counted(std::max(1, std::min<int>(parallel, static_cast<int>(queue.size()))), "connection"));
         auto staged = co_await stageMember(c, mem, m_conninfo, m_options, std::move(queue), done, parallel, progress, cancel);
         if (!staged) {
             for (Member &other : members)

@@ -268,4 +268,8 @@ private:
 // left alone.
 std::string completeCommands(const std::string &text, const std::string &specPath);
 
+// "1 row", "2 rows": `n` and the noun in the number that agrees with it (`plural` when the
+// noun does not just take an s).
+std::string counted(long long n, const std::string &noun, const std::string &plural = {});
+
 } // namespace reprint::backfill

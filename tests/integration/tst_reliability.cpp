@@ -351,7 +351,7 @@ UPDATE zoned.t SET label = 'stale' WHERE id IN (3, 6);
                  std::stoi(scalar(db, "SELECT count(*) FROM zoned.t t JOIN zoned.src s USING (id) WHERE t.label <> s.label AND t.day = '2026-01-01'")));
         QCOMPARE(u.value(QStringLiteral("verdict")).toString(), QStringLiteral("unexpected"));
         auto table = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << QString::number(id));
-        QVERIFY2(table.out.contains(QStringLiteral("UNEXPECTED: 2 row(s) of 2026-01-01 changed column label")), qPrintable(table.out));
+        QVERIFY2(table.out.contains(QStringLiteral("UNEXPECTED: 2 rows of 2026-01-01 changed column label")), qPrintable(table.out));
         const QList<QStringList> hints = commandsIn(table.out);
         QCOMPARE(hints.size(), 1);
         auto ran = test::runReprint(hints.first());
