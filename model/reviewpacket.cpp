@@ -241,8 +241,6 @@ QImage ReviewPacket::chart(const QSize &size) const
 QString ReviewPacket::html(const QString &chartSource) const
 {
     const backfill::Review &r = m_data.review;
-    const backfill::ReviewFacts &f = m_data.facts;
-    const ReviewModel &model = *m_model;
     const QString window = r.from == r.to ? q(r.from) : q(r.from) + QStringLiteral(" … ") + q(r.to);
 
     QString out;
@@ -265,6 +263,49 @@ QString ReviewPacket::html(const QString &chartSource) const
     out += QStringLiteral("<p class='small'>%1</p>\n")
                .arg(esc(tr("Reprint review packet, generated %1 UTC from the review stored in the warehouse.")
                             .arg(m_generatedAt.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")))));
+    if (r.cascade.size() > 1) {
+        QStringList members;
+        for (const auto &m : r.cascade)
+            members << tr("backfill %1 (%2, %3 … %4, validation %5)")
+                           .arg(m.id)
+                           .arg(q(m.model), q(m.from), q(m.to), m.validation.empty() ? tr("none") : q(m.validation));
+        out += QStringLiteral("<p><b>%1</b> %2</p>\n")
+                   .arg(esc(tr("A cascade of %1 backfills, published together in one transaction:").arg(r.cascade.size())),
+                        esc(members.join(QStringLiteral("; "))));
+    }
+    for (const std::string &stale : r.staleDownstream)
+        out += QStringLiteral("<p class='warn'>%1</p>\n")
+                   .arg(esc(tr("Stale after publish: downstream %1 reads this window and is not part of this backfill.").arg(q(stale))));
+    out += section(chartSource);
+    for (const backfill::ReviewPacketData &member : m_data.cascade) {
+        const ReviewPacket part(member, m_generatedAt);
+        const backfill::Review &mr = member.review;
+        out += QStringLiteral("<h1>%1</h1>\n")
+                   .arg(esc(tr("Downstream in the cascade: backfill %1, %2, window %3 … %4").arg(mr.backfillId).arg(q(mr.model), q(mr.from), q(mr.to))));
+        // The PDF names its charts as resources; the HTML file embeds each.
+        out += part.section(chartSource.startsWith(QLatin1String("data:")) ? part.chartDataUri()
+                                                                         : QStringLiteral("chart-%1.png").arg(mr.backfillId));
+    }
+    out += QStringLiteral("</body></html>\n");
+    return out;
+}
+
+QString ReviewPacket::chartDataUri() const
+{
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    chart(QSize(1800, 640)).save(&buffer, "PNG");
+    return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png.toBase64());
+}
+
+QString ReviewPacket::section(const QString &chartSource) const
+{
+    const backfill::Review &r = m_data.review;
+    const backfill::ReviewFacts &f = m_data.facts;
+    const ReviewModel &model = *m_model;
+    const QString window = r.from == r.to ? q(r.from) : q(r.from) + QStringLiteral(" … ") + q(r.to);
+    QString out;
 
     // Who did what, when.
     const QString validation = r.validation.empty() ? tr("not validated") : q(r.validation);
@@ -346,7 +387,6 @@ QString ReviewPacket::html(const QString &chartSource) const
         }
         out += sampleRowsHtml(d.sampleJson, 10);
     }
-    out += QStringLiteral("</body></html>\n");
     return out;
 }
 
@@ -371,7 +411,10 @@ QString ReviewPacket::csv() const
                          .join(QLatin1Char(','));
         }
     }
-    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+    QString out = lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+    for (const backfill::ReviewPacketData &member : m_data.cascade)
+        out += ReviewPacket(member, m_generatedAt).csv().section(QLatin1Char('\n'), 1);  // without its header line
+    return out;
 }
 
 void ReviewPacket::writePdf(QIODevice *device) const
@@ -387,6 +430,9 @@ void ReviewPacket::writePdf(QIODevice *device) const
     font.setStyleStrategy(QFont::PreferNoShaping);
     doc.setDefaultFont(font);
     doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("chart.png")), chart(QSize(1800, 640)));
+    for (const backfill::ReviewPacketData &member : m_data.cascade)
+        doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("chart-%1.png").arg(member.review.backfillId)),
+                        ReviewPacket(member, m_generatedAt).chart(QSize(1800, 640)));
     doc.setHtml(html(QStringLiteral("chart.png")));
     doc.print(&writer);
 }
@@ -417,11 +463,7 @@ bool ReviewPacket::write(const QString &path, QString *error) const
     } else if (ext == QLatin1String("csv")) {
         file.write(csv().toUtf8());
     } else {
-        QByteArray png;
-        QBuffer buffer(&png);
-        buffer.open(QIODevice::WriteOnly);
-        chart(QSize(1800, 640)).save(&buffer, "PNG");
-        file.write(html(QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png.toBase64())).toUtf8());
+        file.write(html(chartDataUri()).toUtf8());
     }
     if (!file.commit()) {
         *error = tr("cannot write %1: %2. Choose a folder you can write to.").arg(path, file.errorString());

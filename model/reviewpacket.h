@@ -44,6 +44,11 @@ public:
 
 private:
     void writePdf(class QIODevice *device) const;
+    // The backfill's own part (facts, rules, chart, totals, row diffs), for the packet of
+    // a backfill or a cascade's member.
+    QString section(const QString &chartSource) const;
+    // The chart as an embeddable data: URI.
+    QString chartDataUri() const;
 
     backfill::ReviewPacketData m_data;
     QDateTime m_generatedAt;

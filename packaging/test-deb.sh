@@ -284,7 +284,7 @@ step_gui_tour() {
     reprint-review --demo --dir "$DEMO_GUI" --scale 0.05 --screenshots /tmp/tour ||
     die "reprint-review's headless tour failed (exit $?; 124 is the 900 s timeout)" "Its own message is above."
   local shots; shots=$(ls "$ROOT/tmp/tour"/*.png 2>/dev/null | wc -l)
-  [ "$shots" -ge 7 ] || die "the tour wrote $shots screenshots to /tmp/tour, expected 7"
+  [ "$shots" -ge 10 ] || die "the tour wrote $shots screenshots to /tmp/tour, expected 10"
   echo "tour: $shots screenshots"
   in_root reprint demo --dir "$DEMO_GUI" --stop || die "reprint demo --stop of the GUI's demo failed"
 }

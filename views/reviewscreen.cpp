@@ -42,6 +42,7 @@
 #include <QScatterSeries>
 #include <QShortcut>
 #include <QSplitter>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
@@ -305,6 +306,18 @@ void ReviewScreen::buildUi()
     m_subtitle->setWordWrap(true);
     layout->addWidget(m_title);
     layout->addWidget(m_subtitle);
+    // A cascade is one approval: each member's review is a tab, root first.
+    m_members = new QTabBar(this);
+    m_members->setObjectName(QStringLiteral("cascadeMembers"));
+    m_members->setDrawBase(false);
+    m_members->setExpanding(false);
+    m_members->hide();
+    connect(m_members, &QTabBar::currentChanged, this, [this](int index) {
+        const qint64 id = m_members->tabData(index).toLongLong();
+        if (index >= 0 && id > 0 && id != m_id)
+            openBackfill(id);
+    });
+    layout->addWidget(m_members);
     m_validation = new QLabel(this);
     m_validation->setObjectName(QStringLiteral("validationMessage"));
     m_validation->setWordWrap(true);
@@ -678,6 +691,7 @@ void ReviewScreen::reviewArrived(const backfill::Review &review)
         m_outcomeProblem = review.status != "published";
         setNote(m_outcomeNote, m_outcomeProblem);
     }
+    showCascade(review);
     m_model->setReview(review);
     m_table->sortByColumn(m_table->horizontalHeader()->sortIndicatorSection(), m_table->horizontalHeader()->sortIndicatorOrder());
 
@@ -718,6 +732,34 @@ void ReviewScreen::reviewArrived(const backfill::Review &review)
     Q_EMIT reviewLoaded(review.backfillId);
 }
 
+void ReviewScreen::showCascade(const backfill::Review &review)
+{
+    const qint64 root = review.cascade.empty() ? 0 : review.cascade.front().id;
+    if (root != m_cascadeRoot)
+        m_seenMembers.clear();
+    m_cascadeRoot = root;
+    const QSignalBlocker block(m_members);
+    while (m_members->count() > 0)
+        m_members->removeTab(0);
+    m_members->setVisible(root != 0);
+    if (root == 0)
+        return;
+    m_seenMembers.insert(review.backfillId);
+    for (const backfill::CascadeMember &m : review.cascade) {
+        const QString mark = m.validation == "passed" ? QStringLiteral("✓") : m.validation == "failed" ? QStringLiteral("✗") : QStringLiteral("…");
+        const int tab = m_members->addTab(tr("%1 %2 · backfill %3%4")
+                                              .arg(mark, q(m.model))
+                                              .arg(m.id)
+                                              .arg(m.id == root ? tr(" (root)") : QString()));
+        m_members->setTabData(tab, QVariant::fromValue<qint64>(m.id));
+        m_members->setTabToolTip(tab, tr("%1 %2 … %3: status %4, validation %5%6")
+                                          .arg(q(m.model), q(m.from), q(m.to), q(m.status), m.validation.empty() ? tr("none") : q(m.validation))
+                                          .arg(m_seenMembers.contains(m.id) ? QString() : tr(" (not opened yet)")));
+        if (m.id == review.backfillId)
+            m_members->setCurrentIndex(tab);
+    }
+}
+
 void ReviewScreen::updateHeader()
 {
     if (m_review.backfillId == 0)
@@ -728,6 +770,9 @@ void ReviewScreen::updateHeader()
                                    ? QStringLiteral("<span style='color:%1'>✓ validation passed</span>").arg(kGood.name())
                                    : QStringLiteral("<span style='color:%1'>✗ validation failed</span>").arg(kBad.name());
     QStringList parts{tr("status <b>%1</b>").arg(q(m_review.status)), validation};
+    for (const std::string &stale : m_review.staleDownstream)
+        parts << QStringLiteral("<span style='color:%1'>%2</span>")
+                     .arg(kWarn.name(), tr("stale after publish: %1 (not in this backfill)").arg(q(stale).toHtmlEscaped()));
     if (m_haveFacts) {
         parts << tr("operator %1").arg(q(m_facts.operatorName).toHtmlEscaped());
         if (!m_facts.approver.empty())
@@ -788,11 +833,27 @@ void ReviewScreen::updateActions()
                   .arg(q(m_review.model), q(m_facts.operatorName));
     else if (!passed)
         why = tr("Validation failed: Approve is off. Widen the window or fix the transform, or Override with a reason.");
+    // A cascade is approved at its root, once every member's review was shown.
+    const bool member = m_cascadeRoot != 0 && m_cascadeRoot != m_id;
+    QStringList unseen;
+    for (const backfill::CascadeMember &m : m_review.cascade)
+        if (!m_seenMembers.contains(m.id))
+            unseen << tr("%1 (backfill %2)").arg(q(m.model)).arg(m.id);
+    if (staged && member)
+        why = tr("Backfill %1 is part of the cascade of backfill %2: approve the cascade there; it publishes all %3 backfills.")
+                  .arg(m_id)
+                  .arg(m_cascadeRoot)
+                  .arg(m_review.cascade.size());
+    else if (staged && why.isEmpty() && !unseen.isEmpty())
+        why = tr("A cascade publishes %1 backfills at once: open each model's tab before approving. Not opened yet: %2.")
+                  .arg(m_review.cascade.size())
+                  .arg(unseen.join(QStringLiteral(", ")));
+    const bool cascadeReady = !member && unseen.isEmpty();
 
-    m_approve->setEnabled(!busy && staged && passed && claim && !sameUser && m_haveFacts);
+    m_approve->setEnabled(!busy && staged && passed && claim && !sameUser && m_haveFacts && cascadeReady);
     m_approve->setToolTip(why);
     m_override->setVisible(staged && !passed);
-    m_override->setEnabled(!busy && staged && !passed && claim && !sameUser && m_haveFacts);
+    m_override->setEnabled(!busy && staged && !passed && claim && !sameUser && m_haveFacts && cascadeReady);
     m_abandon->setVisible(staged);
     m_abandon->setEnabled(!busy && m_haveFacts);
     m_undo->setVisible(m_review.status == "published" && m_review.backfillId == m_id);
@@ -800,7 +861,7 @@ void ReviewScreen::updateActions()
     if (!busy && !m_outcomeNote.isEmpty() && m_review.backfillId == m_id)
         setNote(m_outcomeNote, m_outcomeProblem);
     else if (!busy && !why.isEmpty())
-        setNote(why, staged && (!passed || !claim || sameUser));
+        setNote(why, staged && (!passed || !claim || sameUser || !cascadeReady));
     else if (!busy && staged && passed && claim)
         setNote(tr("Validation passed and the claim is held: ready to approve."));
 }
@@ -824,6 +885,16 @@ void ReviewScreen::approveClicked(bool overriding)
                               : tr("Publishing replaces %1 of %2 with the staged rows in one transaction. "
                                    "The replaced rows are archived, so the publish can be undone.")
                                     .arg(window, q(m_review.model)));
+    if (m_review.cascade.size() > 1) {
+        QStringList lines;
+        for (const backfill::CascadeMember &m : m_review.cascade)
+            lines << tr("• backfill %1: %2, %3 (validation %4)")
+                         .arg(m.id)
+                         .arg(q(m.model), windowText(m.from, m.to), m.validation.empty() ? tr("none") : q(m.validation));
+        intro->setText(intro->text() + QStringLiteral("\n\n")
+                       + tr("This publishes %1 backfills in that one transaction, each as its review showed it:").arg(m_review.cascade.size())
+                       + QLatin1Char('\n') + lines.join(QLatin1Char('\n')));
+    }
     layout->addWidget(intro);
     auto *form = new QFormLayout;
     auto *note = new QLineEdit(dialog);
@@ -959,9 +1030,10 @@ void ReviewScreen::abandonClicked()
     connect(box, &QMessageBox::buttonClicked, this, [this, go](QAbstractButton *b) {
         if (b != go || m_abandonToken)
             return;
-        setBusy(tr("Abandoning backfill %1…").arg(m_id));
+        const qint64 target = m_cascadeRoot != 0 ? m_cascadeRoot : m_id;
+        setBusy(tr("Abandoning backfill %1…").arg(target));
         m_revalidateAfterAbandon = false;
-        m_abandonToken = m_engine->abandon(m_id);
+        m_abandonToken = m_engine->abandon(target);
     });
     box->open();
 }

@@ -17,8 +17,10 @@
 #include "backfill/reviewfacts.h"
 #include "backfill/spec.h"
 
+#include <QSet>
 #include <QWidget>
 
+class QTabBar;
 class QButtonGroup;
 class QChartView;
 class QComboBox;
@@ -72,6 +74,8 @@ public:
     QPushButton *overrideButton() const { return m_override; }
     QPushButton *undoButton() const { return m_undo; }
     QPushButton *abandonButton() const { return m_abandon; }
+    // A cascade's members, root first (hidden when the backfill is not part of one).
+    QTabBar *cascadeTabs() const { return m_members; }
     const backfill::ReviewFacts &facts() const { return m_facts; }
     // Why Approve (or Override) is disabled, or what happened last; as shown.
     QString actionNote() const;
@@ -118,6 +122,7 @@ private:
     void revalidate();
     void undoClicked();
     void abandonClicked();
+    void showCascade(const backfill::Review &review);
     void startUndo(const QString &overrideReason);
     // Undo refused by the drift guard: offers Undo anyway with a typed reason, confirmed twice.
     void offerUndoOverride(const model::DatabaseError &error);
@@ -145,6 +150,9 @@ private:
     QLabel *m_title = nullptr;
     QLabel *m_subtitle = nullptr;
     QLabel *m_validation = nullptr;
+    QTabBar *m_members = nullptr;  // a cascade's backfills, root first
+    QSet<qint64> m_seenMembers;          // members of the open cascade whose review was shown
+    qint64 m_cascadeRoot = 0;
     QFrame *m_rulesFrame = nullptr;
     QLabel *m_ruleTitles[5] = {};
     QLabel *m_ruleTexts[5] = {};

@@ -351,6 +351,10 @@ int engineCommand(const QString &command, const QStringList &arguments)
         else
             err() << "reprint: backfill " << r->id << " staged; validation failed: " << QString::fromStdString(r->review.validationMessage)
                   << "\n";
+        for (const backfill::Review &member : r->cascade)
+            err() << "reprint: its cascade staged " << QString::fromStdString(member.model) << " " << QString::fromStdString(member.from)
+                  << ".." << QString::fromStdString(member.to) << " as backfill " << member.backfillId << " (validation "
+                  << QString::fromStdString(member.validation) << "); publishing " << r->id << " publishes it too\n";
         out.review(r->review, r->cascade);
         for (const std::string &s : r->staleDownstream)
             err() << "reprint: warning: downstream " << QString::fromStdString(s) << " will be stale after publishing; "
@@ -433,10 +437,10 @@ int engineCommand(const QString &command, const QStringList &arguments)
             }
             return ExitOk;
         }
-        auto r = runWithSignals(engine.review(id), cancel);
+        auto r = runWithSignals(engine.reviewCascade(id), cancel);
         if (!r)
             return fail(r.error());
-        out.review(*r);
+        out.review(r->front(), std::vector<backfill::Review>(r->begin() + 1, r->end()));
         return ExitOk;
     }
     if (command == QLatin1String("publish")) {

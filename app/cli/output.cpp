@@ -221,6 +221,23 @@ QJsonObject Output::reviewJson(const backfill::Review &review) const
                                                      {QStringLiteral("verdict"), QStringLiteral("unexpected")}});
                             return a;
                         }()},
+                       {QStringLiteral("cascade_members"), [&] {
+                            QJsonArray a;
+                            for (const auto &m : review.cascade)
+                                a.append(QJsonObject{{QStringLiteral("backfill"), static_cast<qint64>(m.id)},
+                                                     {QStringLiteral("model"), q(m.model)},
+                                                     {QStringLiteral("from"), q(m.from)},
+                                                     {QStringLiteral("to"), q(m.to)},
+                                                     {QStringLiteral("status"), q(m.status)},
+                                                     {QStringLiteral("validation"), m.validation.empty() ? QJsonValue() : QJsonValue(q(m.validation))}});
+                            return a;
+                        }()},
+                       {QStringLiteral("stale_downstream"), [&] {
+                            QJsonArray a;
+                            for (const std::string &d : review.staleDownstream)
+                                a.append(q(d));
+                            return a;
+                        }()},
                        {QStringLiteral("partitions"), parts}};
 }
 
@@ -243,6 +260,17 @@ void Output::review(const backfill::Review &review, const std::vector<backfill::
             QTextStream(stdout) << (i ? "\n" : "") << "backfill " << r.backfillId << "  " << q(r.model) << "  " << q(r.from) << ".."
                                 << q(r.to) << "  status " << q(r.status)
                                 << (r.validation.empty() ? QString() : QStringLiteral("  validation ") + q(r.validation)) << "\n\n";
+        if (m_format == Format::Table && i == 0 && r.cascade.size() > 1) {
+            QStringList members;
+            for (const auto &m : r.cascade)
+                members << QStringLiteral("%1 (backfill %2, validation %3)").arg(q(m.model)).arg(m.id).arg(m.validation.empty() ? QStringLiteral("none") : q(m.validation));
+            QTextStream(stdout) << "a cascade of " << r.cascade.size() << " backfills, published together: " << members.join(QStringLiteral(", "))
+                                << "\n\n";
+        }
+        if (m_format == Format::Table)
+            for (const std::string &d : r.staleDownstream)
+                QTextStream(stdout) << "STALE: downstream " << q(d) << " reads this window and is not in this backfill: it is stale once this "
+                                    << "is published (backfill it too, or use --cascade)\n\n";
         if (m_format == Format::Table)
             for (const std::string &m : r.floatMeasures)
                 QTextStream(stdout) << "measure " << q(m) << " is floating point: its totals are summed exactly (as numeric), "

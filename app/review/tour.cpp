@@ -14,8 +14,10 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPixmap>
 #include <QPushButton>
+#include <QTabBar>
 #include <QTableWidget>
 
 namespace reprint::app {
@@ -199,16 +201,70 @@ void Tour::history()
 {
     QObject *ctx = begin(QStringLiteral("history"), 30000);
     views::ReviewScreen *screen = m_window->reviewScreen();
-    auto finish = [this] {
-        shootThen(QStringLiteral("07-history.png"), [this] {
-            m_done = true;
-            m_timeout.stop();
-            Q_EMIT finished(0, tr("wrote 7 screenshots to %1").arg(m_dir.path()));
-        });
-    };
+    auto finish = [this] { shootThen(QStringLiteral("07-history.png"), [this] { cascade(); }); };
     connect(screen->historyView(), &views::HistoryView::historyLoaded, ctx, finish, Qt::SingleShotConnection);
     screen->showHistory();
     screen->historyView()->refresh(kModel);
+}
+
+void Tour::cascade()
+{
+    QObject *ctx = begin(QStringLiteral("cascade"), 240000);
+    RunScreen *screen = m_window->runScreen();
+    connect(screen, &RunScreen::phaseChanged, ctx, [this, screen](RunScreen::Phase phase) {
+        if (phase == RunScreen::Phase::Staged || phase == RunScreen::Phase::ValidationFailed) {
+            m_cascadeId = screen->backfillId();
+            cascadeReview();
+        } else if (phase == RunScreen::Phase::Failed || phase == RunScreen::Phase::Cancelled) {
+            fail(2, tr("the tour's cascade of %1 … %2 did not stage").arg(kFrom, kTo));
+        }
+    });
+    backfill::BackfillRequest request;
+    request.model = kModel.toStdString();
+    request.from = kFrom.toStdString();
+    request.to = kTo.toStdString();
+    request.parallel = 2;
+    request.cascade = true;
+    Q_EMIT m_window->calendarScreen()->backfillRequested(request);
+}
+
+void Tour::cascadeReview()
+{
+    begin(QStringLiteral("cascade review"), 60000);
+    views::ReviewScreen *screen = m_window->reviewScreen();
+    m_window->openReview(m_cascadeId);
+    screen->showTotals();
+    shootWhen(
+        [this, screen] {
+            return screen->reviewModel()->review().backfillId == m_cascadeId && screen->cascadeTabs()->count() > 1
+                   && screen->actionNote().contains(QLatin1String("Not opened yet"));
+        },
+        QStringLiteral("08-cascade.png"), [this] { abandon(); });
+}
+
+void Tour::abandon()
+{
+    QObject *ctx = begin(QStringLiteral("abandon"), 60000);
+    views::ReviewScreen *screen = m_window->reviewScreen();
+    QTimer::singleShot(0, ctx, [this, screen] {
+        auto *box = screen->findChild<QMessageBox *>(QStringLiteral("abandonConfirm"));
+        QPushButton *go = nullptr;
+        for (QPushButton *b : box ? box->findChildren<QPushButton *>() : QList<QPushButton *>())
+            if (b->text() == tr("Abandon Backfill"))
+                go = b;
+        if (!go)
+            return fail(2, tr("the abandon confirmation did not open"));
+        box->adjustSize();
+        if (!box->grab().save(m_dir.filePath(QStringLiteral("09-abandon-confirm.png")), "PNG"))
+            return fail(1, tr("could not write the screenshot %1").arg(m_dir.filePath(QStringLiteral("09-abandon-confirm.png"))));
+        go->click();
+    });
+    screen->abandonButton()->click();
+    shootWhen([screen] { return screen->reviewModel()->review().status == "abandoned"; }, QStringLiteral("10-abandoned.png"), [this] {
+        m_done = true;
+        m_timeout.stop();
+        Q_EMIT finished(0, tr("wrote 10 screenshots to %1").arg(m_dir.path()));
+    });
 }
 
 } // namespace reprint::app

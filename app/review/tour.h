@@ -8,6 +8,10 @@
 //   05-inspector  the boundary inspector on 2026-03-09 (the slipped evening rows)
 //   06-published  after Approve & Publish, the review read back as published
 //   07-history    the model's history
+//   08-cascade    the same window backfilled with --cascade: a tab per model, Approve
+//                 off until each model's review was opened
+//   09-abandon-confirm  Abandon's confirmation, saying what is dropped
+//   10-abandoned  the cascade abandoned, read back
 // Each step waits for the signal that says its screen has loaded (never a fixed sleep
 // alone); a step that does not happen within its time ends the tour with an error.
 //
@@ -50,6 +54,9 @@ private:
     void inspector();
     void publish();
     void history();
+    void cascade();
+    void cascadeReview();
+    void abandon();
     bool shot(const QString &file);
     // Lets the layout settle, shoots `file`, then goes on with `next`.
     void shootThen(const QString &file, std::function<void()> next);
@@ -64,6 +71,7 @@ private:
     QTimer m_timeout;
     QObject *m_context = nullptr;
     qint64 m_backfillId = 0;
+    qint64 m_cascadeId = 0;
     bool m_done = false;
     bool m_runShot = false;
 };

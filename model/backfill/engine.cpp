@@ -1903,9 +1903,10 @@ std::string cascadeViewSql(const Member &member, const std::string &view)
 {
     const std::string id = std::to_string(member.rec.id);
     const ModelSql &sql = member.sql;
+    const std::string instant = sql.instantOf("t." + sql.column, quoteLiteral(member.model->timezone));
     return "CREATE VIEW " + view + " AS SELECT " + sql.columnList + " FROM " + member.rec.stage + " UNION ALL SELECT "
-           + sql.columnList + " FROM " + sql.target + " AS t WHERE NOT (t." + sql.column
-           + " >= (SELECT window_start FROM reprint.backfills WHERE id = " + id + ") AND t." + sql.column
+           + sql.columnList + " FROM " + sql.target + " AS t WHERE NOT (" + instant
+           + " >= (SELECT window_start FROM reprint.backfills WHERE id = " + id + ") AND " + instant
            + " < (SELECT window_end FROM reprint.backfills WHERE id = " + id + "))";
 }
 
@@ -2246,6 +2247,26 @@ Task<Result<Review>> Engine::review(long long id)
             for (const auto &row : floats->last().rows)
                 rv.floatMeasures.push_back(*row[0]);
     }
+    // The cascade: the root and its members, root first.
+    auto family = co_await c.query(
+        "SELECT b.id::text, b.model, b.from_partition, b.to_partition, b.status, coalesce(b.validation, '') "
+        "FROM reprint.backfills b WHERE b.id = coalesce((SELECT parent_id FROM reprint.backfills WHERE id = $1), $1) "
+        "OR b.parent_id = coalesce((SELECT parent_id FROM reprint.backfills WHERE id = $1), $1) ORDER BY b.parent_id NULLS FIRST, b.id",
+        args(std::to_string(id)));
+    if (!family)
+        co_return family.error();
+    if (family->last().rows.size() > 1)
+        for (const auto &row : family->last().rows)
+            rv.cascade.push_back({std::stoll(*row[0]), *row[1], *row[2], *row[3], *row[4], *row[5]});
+    if (m && (rv.cascade.empty() || rv.cascade.front().id == id)) {
+        // Downstream models this window makes stale: those not staged with it.
+        if (auto w = windowOf(*m, b->from, b->to))
+            for (const std::string &stale : staleDownstreamOf(m_spec, *w)) {
+                const std::string name = stale.substr(0, stale.find(' '));
+                if (std::none_of(rv.cascade.begin(), rv.cascade.end(), [&](const CascadeMember &c) { return c.model == name; }))
+                    rv.staleDownstream.push_back(stale);
+            }
+    }
     if (m) {
         // The row diffs' changed columns that no measure covers: unexpected.
         auto diffs = co_await c.query("SELECT partition, column_changes::text FROM reprint.row_diffs WHERE backfill_id = $1 "
@@ -2269,6 +2290,26 @@ Task<Result<Review>> Engine::review(long long id)
             });
     }
     co_return rv;
+}
+
+Task<Result<std::vector<Review>>> Engine::reviewCascade(long long id)
+{
+    auto root = co_await review(id);
+    if (!root)
+        co_return root.error();
+    std::vector<Review> out;
+    if (!root->cascade.empty() && root->cascade.front().id != id)
+        co_return usage("backfill " + std::to_string(id) + " is part of the cascade of backfill " + std::to_string(root->cascade.front().id),
+                        "Review the cascade as a whole: `reprint diff " + std::to_string(root->cascade.front().id) + "`.");
+    const std::vector<CascadeMember> members = root->cascade;
+    out.push_back(std::move(*root));
+    for (std::size_t i = 1; i < members.size(); ++i) {
+        auto r = co_await review(members[i].id);
+        if (!r)
+            co_return r.error();
+        out.push_back(std::move(*r));
+    }
+    co_return out;
 }
 
 Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
@@ -2362,18 +2403,17 @@ Task<Status> commitOrReadBack(warehouse::Connection &c, const std::string &conni
 // Inside the publish transaction: waits (lock_timeout) until no other transaction writes
 // the target and keeps it so until COMMIT: SHARE ROW EXCLUSIVE, which readers' ACCESS
 // SHARE does not conflict with. On a partitioned target it covers every partition.
-Task<Status> fenceWriters(warehouse::Connection &c, const ModelSql &sql, const std::string &id, int timeoutMs, bool undo = false)
+Task<Status> fenceWriters(warehouse::Connection &c, const ModelSql &sql, int timeoutMs, const std::string &nothingDone,
+                          const std::string &again)
 {
     auto r = co_await c.execute("LOCK TABLE " + sql.target + " IN SHARE ROW EXCLUSIVE MODE");
     if (r)
         co_return warehouse::ok();
     if (!isLockTimeout(r.error()))
         co_return r.error();
-    const std::string again = undo ? "Undo again once that write has committed: `reprint undo " + id + "`."
-                                   : "Publish again once that write has committed: `reprint publish " + id + " --approve NOTE`.";
     co_return conflict("could not lock " + sql.target + " against writers within " + std::to_string(timeoutMs)
-                           + " ms: another session kept writing it; nothing of backfill " + id + " was " + (undo ? "undone" : "published"),
-                       again);
+                           + " ms: another session kept writing it; " + nothingDone,
+                       again + " once that write has committed.");
 }
 
 // Inside the publish transaction: checks that backfill `id` may be published exactly as
@@ -2393,6 +2433,11 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
                                                       : "Wait until it has staged and validated.";
         co_return conflict("backfill " + id + " is " + b.status + ", not staged: there is nothing validated to publish", next);
     }
+    if (b.validation.empty())
+        co_return Error::make(ErrorKind::Validation,
+                              "backfill " + id + " (" + m.name + ") was never validated: no review of it was produced, so nobody "
+                                  "approved it; nothing was published",
+                              "Stage it again with `reprint backfill --resume " + std::to_string(req.id) + "`, then review it.");
     if (b.validation != "passed" && req.overrideReason.empty())
         co_return Error::make(ErrorKind::Validation, "backfill " + id + " (" + m.name + ") failed validation: " + b.validationMessage,
                               "Nothing was published. To publish anyway, give a reason with --override REASON.");
@@ -2417,7 +2462,8 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     // The drift guard: what is published must be exactly what was validated. Writers of the
     // target are fenced off first (readers are not), so that a write committing while
     // publish waits is read by the guard below, never overwritten by the replace.
-    auto fenced = co_await fenceWriters(c, sql, id, options.lockTimeoutMs);
+    auto fenced = co_await fenceWriters(c, sql, options.lockTimeoutMs, "nothing of backfill " + id + " was published",
+                                        "Publish again with `reprint publish " + std::to_string(req.id) + " --approve NOTE`");
     if (!fenced)
         co_return fenced.error();
     if (sql.transformHash != b.transformHash)
@@ -2594,7 +2640,14 @@ Task<Status> Engine::abandonSteps(long long id)
     auto r = co_await c.execute("BEGIN");
     if (!r)
         co_return r.error();
-    // A cascade is abandoned as a whole: the backfill and its downstream backfills.
+    // A cascade is abandoned as a whole: the backfill and its downstream backfills; a
+    // member alone would leave its root publishing without it.
+    auto parent = co_await c.query("SELECT coalesce(parent_id::text, '') FROM reprint.backfills WHERE id = $1", args(std::to_string(id)));
+    if (!parent)
+        co_return co_await fail(parent.error());
+    if (!parent->last().rows.empty() && !parent->last().scalar().empty())
+        co_return co_await fail(usage("backfill " + std::to_string(id) + " is part of the cascade of backfill " + parent->last().scalar(),
+                                      "Abandon the cascade as a whole: `reprint abandon " + parent->last().scalar() + "`."));
     auto children = co_await c.query("SELECT id FROM reprint.backfills WHERE parent_id = $1 ORDER BY id", args(std::to_string(id)));
     if (!children)
         co_return co_await fail(children.error());
@@ -2719,7 +2772,9 @@ Task<Result<UndoOutcome>> Engine::undoSteps(UndoRequest req, CancelTokenPtr canc
     }
     // Writers are fenced off first, so that a write committing while undo waits is read by
     // the guard below, never thrown away by the restore (as in publish).
-    if (auto fenced = co_await fenceWriters(c, sql, id, m_options.lockTimeoutMs, true); !fenced)
+    if (auto fenced = co_await fenceWriters(c, sql, m_options.lockTimeoutMs, "nothing of backfill " + id + " was undone",
+                                            "Undo again with `reprint undo " + id + "`");
+        !fenced)
         co_return co_await fail(fenced.error());
     // The drift guard: the window must still hold exactly what this backfill published.
     if (req.overrideReason.empty()) {

@@ -234,6 +234,9 @@ public:
     Task<Result<std::vector<HistoryRow>>> history(std::string model = {});
     // The backfill's per-partition state, claim and lock waits as stored now.
     Task<Result<BackfillProgress>> progress(long long id);
+    // The stored reviews of a backfill and, for a cascade's root, of every member, root
+    // first (a member's id is refused: its cascade is reviewed as a whole).
+    Task<Result<std::vector<Review>>> reviewCascade(long long id);
 
     // The transform's identity: sha256 of its SQL text with references resolved.
     Result<std::string> transformHash(const Model &model) const;

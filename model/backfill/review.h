@@ -36,6 +36,13 @@ struct UnexpectedColumn {
     long long rows = 0;  // rows whose value of `column` changed
 };
 
+// One backfill of a cascade: the root (the model asked for) or a downstream model's,
+// staged together and published together in one transaction.
+struct CascadeMember {
+    long long id = 0;
+    std::string model, from, to, status, validation;
+};
+
 struct Review {
     long long backfillId = 0;
     std::string model;
@@ -50,6 +57,13 @@ struct Review {
     // Non-measure columns that changed in the boundary partitions' row diffs (verdict
     // unexpected), in partition order.
     std::vector<UnexpectedColumn> unexpectedColumns;
+    // The cascade this backfill belongs to, root first; empty when it is not part of one.
+    // Publishing the root publishes every member: each member's review is part of the
+    // root's approval.
+    std::vector<CascadeMember> cascade;
+    // Downstream models ("model from..to") that read this window but are not in the
+    // backfill (no --cascade, or left out): stale once it is published.
+    std::vector<std::string> staleDownstream;
 };
 
 struct ColumnChange {

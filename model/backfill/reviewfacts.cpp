@@ -4,7 +4,12 @@
 #include "modelsql.h"
 #include "sqltext.h"
 
+#include <QDateTime>
+#include <QTime>
+#include <QTimeZone>
+
 #include <algorithm>
+#include <cstdlib>
 
 namespace reprint::backfill {
 
@@ -111,7 +116,7 @@ std::string keyJson(const Model &m, const std::string &alias, const std::string 
         cols.push_back((other.empty() ? alias + "." + q : "coalesce(" + alias + "." + q + ", " + other + "." + q + ")")
                        + " AS " + q);
     }
-    return "(SELECT to_jsonb(k) FROM (SELECT " + join(cols, ", ") + ") AS k)";
+    return "(SELECT to_jsonb(reprint_k) FROM (SELECT " + join(cols, ", ") + ") AS reprint_k)";
 }
 
 } // namespace
@@ -234,28 +239,26 @@ Task<Result<RowDiffPage>> rowDiffPage(const Engine &engine, long long id, std::s
         co_return page;
     }
 
+    // Aliases a user's column cannot shadow (a column named o, n or j would).
     std::vector<std::string> keyMatch, diffs;
     for (const std::string &k : model.key)
-        keyMatch.push_back("o." + quoteIdentifier(k) + " = n." + quoteIdentifier(k));
+        keyMatch.push_back("reprint_o." + quoteIdentifier(k) + " = reprint_n." + quoteIdentifier(k));
     for (const std::string &col : sql->columns) {
         if (std::find(model.key.begin(), model.key.end(), col) != model.key.end())
             continue;
-        diffs.push_back("(o." + quoteIdentifier(col) + " IS DISTINCT FROM n." + quoteIdentifier(col) + ")");
+        diffs.push_back("(reprint_o." + quoteIdentifier(col) + " IS DISTINCT FROM reprint_n." + quoteIdentifier(col) + ")");
     }
     const std::string anyDiff = diffs.empty() ? "false" : join(diffs, " OR ");
     const std::string text =
-        "WITH o AS (SELECT t.*, true AS reprint_present FROM " + src.oldRelation + " AS t WHERE t." + sql->column
-        + " >= $1 AND t." + sql->column + " < $2),\n"
-        " n AS (SELECT t.*, true AS reprint_present FROM " + src.newRelation + " AS t WHERE t." + sql->column
-        + " >= $1 AND t." + sql->column + " < $2),\n"
-        " j AS (SELECT o.reprint_present AS in_old, n.reprint_present AS in_new, (" + anyDiff + ") AS differs, "
-        + keyJson(model, "o", "n") + " AS key, to_jsonb(o) - 'reprint_present' AS old_row, "
-        "to_jsonb(n) - 'reprint_present' AS new_row FROM o FULL JOIN n ON " + join(keyMatch, " AND ") + ")\n"
+        "WITH reprint_o AS (SELECT t.*, true AS reprint_present FROM " + src.oldRelation + " AS t WHERE " + sql->inWindow("t") + "),\n"
+        " reprint_n AS (SELECT t.*, true AS reprint_present FROM " + src.newRelation + " AS t WHERE " + sql->inWindow("t") + "),\n"
+        " reprint_j AS (SELECT reprint_o.reprint_present AS in_old, reprint_n.reprint_present AS in_new, (" + anyDiff + ") AS differs, "
+        + keyJson(model, "reprint_o", "reprint_n") + " AS key, to_jsonb(reprint_o) - 'reprint_present' AS old_row, "
+        "to_jsonb(reprint_n) - 'reprint_present' AS new_row FROM reprint_o FULL JOIN reprint_n ON " + join(keyMatch, " AND ") + ")\n"
         "SELECT CASE WHEN in_old IS NULL THEN 'added' WHEN in_new IS NULL THEN 'removed' ELSE 'changed' END, "
-        "key::text, old_row::text, new_row::text FROM j WHERE in_old IS NULL OR in_new IS NULL OR differs "
+        "key::text, old_row::text, new_row::text FROM reprint_j WHERE in_old IS NULL OR in_new IS NULL OR differs "
         "ORDER BY (in_old AND in_new) DESC NULLS LAST, key::text OFFSET $3 LIMIT $4";
-    auto r = co_await c.query(text, args(p.startText(), p.endText(), std::to_string(offset), std::to_string(limit)),
-                              oids(kTimestamptzOid, kTimestamptzOid));
+    auto r = co_await c.query(text, args(sql->lowerValue(p), sql->upperValue(p), std::to_string(offset), std::to_string(limit)));
     if (!r)
         co_return r.error();
     for (const auto &row : r->last().rows)
@@ -310,17 +313,16 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
     if (!from || !to)
         co_return Error::make(ErrorKind::Internal, "backfill window " + b->from + ".." + b->to + " does not parse");
     // $1 start, $2 end, $3 minutes, $4/$5 the partition-column range searched (pruning),
-    // $6 limit, $7/$8 the window. The instant is read as timestamptz in the session's
-    // (model's) timezone. `scope` limits a relation to the window, or to outside it.
+    // $6 limit, $7/$8 the window (both ranges in the partition column's type, for pruning).
+    // `scope` limits a relation to the window, or to outside it.
     auto side = [&](const std::string &relation, const std::string &scope) {
         return "SELECT " + keyJson(model, "t") + " AS key, t." + at + "::timestamptz AS at, t." + sql->column
-               + "::text AS part FROM " + relation + " AS t WHERE t." + sql->column + " >= $4 AND t." + sql->column
-               + " < $5 AND ((t." + at + "::timestamptz >= $1 - $3 * interval '1 minute' AND t." + at
+               + "::text AS part FROM " + relation + " AS t WHERE " + sql->inWindow("t", 4) + " AND ((t." + at + "::timestamptz >= $1 - $3 * interval '1 minute' AND t." + at
                + "::timestamptz < $1 + $3 * interval '1 minute') OR (t." + at + "::timestamptz >= $2 - $3 * interval '1 minute' AND t."
                + at + "::timestamptz < $2 + $3 * interval '1 minute'))" + scope;
     };
-    const std::string inWindow = " AND t." + sql->column + " >= $7 AND t." + sql->column + " < $8";
-    const std::string outside = " AND (t." + sql->column + " < $7 OR t." + sql->column + " >= $8)";
+    const std::string inWindow = " AND " + sql->inWindow("t", 7);
+    const std::string outside = " AND NOT (" + sql->inWindow("t", 7) + ")";
     // Rows outside the window are the target's before and after: the backfill does not
     // write them.
     std::string oldSide, newSide;
@@ -341,14 +343,22 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
         "FROM o FULL JOIN n ON o.key = n.key "
         "ORDER BY (o.part IS DISTINCT FROM n.part) DESC, coalesce(o.at, n.at), 1 LIMIT $6";
     auto r = co_await c.query(text,
-                              args(p.startText(), p.endText(), std::to_string(minutes), before.startText(), after.endText(),
-                                   std::to_string(limit), from->startText(), to->endText()),
-                              oids(kTimestamptzOid, kTimestamptzOid, 0, kTimestamptzOid, kTimestamptzOid, 0, kTimestamptzOid,
-                                   kTimestamptzOid));
+                              args(p.startText(), p.endText(), std::to_string(minutes), sql->lowerValue(before), sql->upperValue(after),
+                                   std::to_string(limit), sql->lowerValue(*from), sql->upperValue(*to)),
+                              oids(kTimestamptzOid, kTimestamptzOid));
     if (!r)
         co_return r.error();
-    for (const auto &row : r->last().rows)
-        out.rows.push_back({*row[0], *row[1], *row[2], *row[3], *row[4], *row[5]});
+    // The instant in the model's zone, with its offset, worked out here: the session runs in UTC.
+    const QTimeZone zone = scheme.timezone();
+    for (const auto &row : r->last().rows) {
+        QDateTime utc = QDateTime::fromString(QString::fromStdString(*row[1]), QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        utc.setTimeZone(QTimeZone::utc());
+        const QDateTime local = utc.toTimeZone(zone);
+        const int offset = local.offsetFromUtc();
+        const std::string localText = local.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")).toStdString() + (offset < 0 ? " -" : " +")
+                                      + QTime(0, 0).addSecs(std::abs(offset)).toString(QStringLiteral("HH:mm")).toStdString();
+        out.rows.push_back({*row[0], *row[1], utc.isValid() ? localText : *row[2], *row[3], *row[4], *row[5]});
+    }
     co_return out;
 }
 
@@ -369,6 +379,14 @@ Task<Result<ReviewPacketData>> reviewPacketData(Engine &engine, long long id)
             co_return diff.error();
         out.boundaryDiffs.push_back(std::move(*diff));
     }
+    // A cascade is one approval: its root's packet holds every member.
+    if (!out.review.cascade.empty() && out.review.cascade.front().id == id)
+        for (std::size_t i = 1; i < out.review.cascade.size(); ++i) {
+            auto member = co_await reviewPacketData(engine, out.review.cascade[i].id);
+            if (!member)
+                co_return member.error();
+            out.cascade.push_back(std::move(*member));
+        }
     co_return out;
 }
 

@@ -45,6 +45,8 @@ struct ReviewPacketData {
     Review review;
     ReviewFacts facts;
     std::vector<RowDiff> boundaryDiffs;
+    // A cascade's root: each member's packet data, in the cascade's order (published with it).
+    std::vector<ReviewPacketData> cascade;
 };
 
 Task<Result<ReviewPacketData>> reviewPacketData(Engine &engine, long long id);

@@ -21,12 +21,14 @@
 #include <QElapsedTimer>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTableWidget>
+#include <QTabBar>
 #include <QTest>
 
 #include <functional>
@@ -204,6 +206,57 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(screen.actionNote().contains(QLatin1String("Abandoned backfill")), 10000);
         QVERIFY(!screen.abandonButton()->isVisible());
         QVERIFY(!screen.approveButton()->isEnabled());
+    }
+
+    // A cascade on the Review screen: a tab per member, each with its own totals; Approve
+    // stays off until every member's review was opened, is off on a member (approve at the
+    // root), and its dialog lists every backfill it publishes; publishing publishes both.
+    void cascadeShowsEveryMemberBeforeApproval()
+    {
+        const std::string db = test::demoCopy("tst_reviewscreen_cascade");
+        const test::ProcessResult p = test::runReprint({QStringLiteral("backfill"), QStringLiteral("--spec"), test::demoSpec(),
+                                                        QStringLiteral("--db"), QString::fromStdString(db), QStringLiteral("--model"),
+                                                        QStringLiteral("fct_order_lines"), QStringLiteral("--from"), QStringLiteral("2026-03-09"),
+                                                        QStringLiteral("--to"), QStringLiteral("2026-03-14"), QStringLiteral("--cascade")});
+        QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+        const qint64 root = std::stoll(test::scalar(db, "SELECT min(id) FROM reprint.backfills"));
+        const qint64 member = std::stoll(test::scalar(db, "SELECT id FROM reprint.backfills WHERE parent_id IS NOT NULL"));
+        ReviewScreen screen;
+        screen.resize(1280, 800);
+        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screen.show();
+        QVERIFY(openAndWait(screen, root));
+        QTabBar *tabs = screen.cascadeTabs();
+        QVERIFY(tabs->isVisible());
+        QCOMPARE(tabs->count(), 2);
+        QVERIFY(tabs->tabText(1).contains(QLatin1String("agg_daily_revenue")));
+        QVERIFY(!screen.approveButton()->isEnabled());
+        QVERIFY2(screen.actionNote().contains(QLatin1String("Not opened yet: agg_daily_revenue")), qPrintable(screen.actionNote()));
+
+        // The member's own review: its totals, and no approval there.
+        QSignalSpy loaded(&screen, &ReviewScreen::reviewLoaded);
+        tabs->setCurrentIndex(1);
+        QTRY_VERIFY_WITH_TIMEOUT(screen.reviewModel()->review().backfillId == member, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(screen.reviewModel()->measures().contains(QStringLiteral("orders")), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(screen.actionNote().contains(QLatin1String("part of the cascade")), 30000);
+        QVERIFY(!screen.approveButton()->isEnabled());
+
+        tabs->setCurrentIndex(0);
+        QTRY_VERIFY_WITH_TIMEOUT(screen.reviewModel()->review().backfillId == root, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(screen.approveButton()->isEnabled(), 30000);
+        screen.approveButton()->click();
+        auto *dialog = waitForChild<QDialog>(&screen, QStringLiteral("approveDialog"));
+        QVERIFY(dialog);
+        QString intro;
+        for (QLabel *l : dialog->findChildren<QLabel *>())
+            intro += l->text();
+        QVERIFY2(intro.contains(QLatin1String("This publishes 2 backfills")) && intro.contains(QLatin1String("agg_daily_revenue")),
+                 qPrintable(intro));
+        dialog->findChild<QLineEdit *>(QStringLiteral("approvalNote"))->setText(QStringLiteral("both models read"));
+        QSignalSpy published(&screen, &ReviewScreen::published);
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        QVERIFY(published.wait(120000));
+        QCOMPARE(test::scalar(db, "SELECT string_agg(status, ',' ORDER BY id) FROM reprint.backfills"), std::string("published,published"));
     }
 
     void honestWindowPublishesAndUndoes()

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QProcess>
 
+#include <cmath>
 #include <csignal>
 
 using namespace reprint;
@@ -357,6 +358,100 @@ UPDATE zoned.t SET label = 'stale' WHERE id IN (3, 6);
         auto ran = test::runReprint(hints.first());
         QVERIFY2(ran.exitCode == 0 && ran.out.contains(QStringLiteral("label: 2 changed")), qPrintable(ran.out + ran.err));
         qInfo("Berlin days under a UTC session: 0 shifted values, 1 unexpected column reported");
+    }
+
+    // A cascade is one approval and every part of it is shown: the backfill's stderr names
+    // each member, `diff ROOT` and the packet hold every member's review, a member cannot
+    // be abandoned alone (its hint runs as printed), and publish refuses a member whose
+    // review was never produced, changing nothing. Without --cascade, the review says which
+    // downstream model goes stale.
+    void cascadeIsShownWholeAndPublishedOnlyWhenEveryMemberWasReviewed()
+    {
+        const std::string db = test::demoCopy("rel_cascade");
+        QTemporaryDir dir;
+        const QString spec = specCopy(dir, [&](QString &yaml) {
+            yaml.replace(QRegularExpression(QStringLiteral("^warehouse: .*$"), QRegularExpression::MultilineOption),
+                         QStringLiteral("warehouse: \"%1\"").arg(QString::fromStdString(db)));
+        });
+        const QStringList window{QStringLiteral("--model"), QStringLiteral("fct_order_lines"), QStringLiteral("--from"),
+                                 QStringLiteral("2026-03-09"), QStringLiteral("--to"), QStringLiteral("2026-03-14")};
+        // Without --cascade: the downstream is named stale in the review.
+        auto alone = test::runReprint(oddArgs(QStringLiteral("backfill"), spec) << window);
+        QVERIFY2(alone.exitCode == 0, qPrintable(alone.err));
+        const long long aloneId = backfillIdFrom(alone);
+        QVERIFY2(alone.out.contains(QStringLiteral("STALE: downstream agg_daily_revenue")), qPrintable(alone.out));
+        auto aloneJson = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << QString::number(aloneId) << QStringLiteral("--format")
+                                                                                 << QStringLiteral("json"));
+        const QJsonArray stale = json(aloneJson).value(QStringLiteral("stale_downstream")).toArray();
+        QCOMPARE(stale.size(), 1);
+        QVERIFY(stale.first().toString().startsWith(QLatin1String("agg_daily_revenue ")));
+        QVERIFY(test::runReprint(oddArgs(QStringLiteral("abandon"), spec) << QString::number(aloneId)).exitCode == 0);
+
+        auto bf = test::runReprint(oddArgs(QStringLiteral("backfill"), spec) << window << QStringLiteral("--cascade"));
+        QVERIFY2(bf.exitCode == 0, qPrintable(bf.err));
+        const long long root = backfillIdFrom(bf);
+        const std::string member = scalar(db, "SELECT id::text FROM reprint.backfills WHERE parent_id = $1", {std::to_string(root)});
+        QVERIFY2(bf.err.contains(QStringLiteral("its cascade staged agg_daily_revenue 2026-03-09..2026-03-14 as backfill %1")
+                                     .arg(QString::fromStdString(member))),
+                 qPrintable(bf.err));
+
+        // diff ROOT holds both reviews, each with its own totals.
+        auto diff = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << QString::number(root) << QStringLiteral("--format")
+                                                                            << QStringLiteral("json"));
+        QVERIFY2(diff.exitCode == 0, qPrintable(diff.err));
+        const QJsonObject d = json(diff);
+        QCOMPARE(d.value(QStringLiteral("cascade_members")).toArray().size(), 2);
+        const QJsonArray members = d.value(QStringLiteral("cascade")).toArray();
+        QCOMPARE(members.size(), 1);
+        const QJsonObject agg = members.first().toObject();
+        QCOMPARE(agg.value(QStringLiteral("model")).toString(), QStringLiteral("agg_daily_revenue"));
+        for (const QJsonValue &p : agg.value(QStringLiteral("partitions")).toArray()) {
+            const QJsonObject part = p.toObject();
+            if (!part.value(QStringLiteral("in_scope")).toBool())
+                continue;
+            const std::string day = part.value(QStringLiteral("partition")).toString().toStdString();
+            const double shown = part.value(QStringLiteral("measures")).toObject().value(QStringLiteral("revenue")).toObject()
+                                     .value(QStringLiteral("new")).toDouble();
+            const double truth = std::stod(scalar(db, "SELECT sum(round(l.quantity * l.unit_price * (1 - l.discount), 2))::text FROM raw.order_lines l "
+                                                      "JOIN raw.orders o USING (order_id) WHERE (o.ordered_at AT TIME ZONE 'UTC')::date = $1::date",
+                                                  {day}));
+            QVERIFY2(std::abs(shown - truth) < 0.005, (day + ": " + std::to_string(shown) + " vs " + std::to_string(truth)).c_str());
+        }
+        // The packet holds the downstream model too.
+        const QString html = dir.filePath(QStringLiteral("cascade.html"));
+        auto report = test::runReprint(oddArgs(QStringLiteral("report"), spec) << QString::number(root) << QStringLiteral("--out") << html);
+        QVERIFY2(report.exitCode == 0, qPrintable(report.err));
+        QFile packet(html);
+        QVERIFY(packet.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(packet.readAll());
+        QVERIFY(text.contains(QStringLiteral("Downstream in the cascade: backfill %1, agg_daily_revenue").arg(QString::fromStdString(member))));
+        QVERIFY(text.contains(QStringLiteral("A cascade of 2 backfills")));
+
+        // A member is never abandoned alone; the printed command runs.
+        auto part = test::runReprint(oddArgs(QStringLiteral("abandon"), spec) << QString::fromStdString(member));
+        QCOMPARE(part.exitCode, 1);
+        const QList<QStringList> hints = commandsIn(part.err);
+        QCOMPARE(hints.size(), 1);
+        QCOMPARE(hints.first().first(), QStringLiteral("abandon"));
+        QCOMPARE(hints.first().last(), QString::number(root));
+        QVERIFY(hints.first().contains(QStringLiteral("--spec")));
+
+        // A member with no review: publish refuses and changes nothing.
+        const auto before = dayHashes(db);
+        QVERIFY(test::execute(db, "UPDATE reprint.backfills SET validation = NULL WHERE id = " + member).ok());
+        auto pub = test::runReprint(oddArgs(QStringLiteral("publish"), spec) << QString::number(root) << QStringLiteral("--approve")
+                                                                              << QStringLiteral("x"));
+        QCOMPARE(pub.exitCode, 3);
+        QVERIFY2(pub.err.contains(QStringLiteral("was never validated")), qPrintable(pub.err));
+        QVERIFY(dayHashes(db) == before);
+        QCOMPARE(scalar(db, "SELECT string_agg(status, ',' ORDER BY id) FROM reprint.backfills WHERE id >= $1", {std::to_string(root)}),
+                 std::string("staged,staged"));
+        QVERIFY(test::execute(db, "UPDATE reprint.backfills SET validation = 'passed' WHERE id = " + member).ok());
+        pub = test::runReprint(oddArgs(QStringLiteral("publish"), spec) << QString::number(root) << QStringLiteral("--approve")
+                                                                         << QStringLiteral("both reviewed"));
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+        QCOMPARE(scalar(db, "SELECT string_agg(status, ',' ORDER BY id) FROM reprint.backfills WHERE id >= $1", {std::to_string(root)}),
+                 std::string("published,published"));
     }
 };
 
