@@ -448,4 +448,12 @@ QString WarehouseClient::displayConninfo(const QString &conninfo)
     return fromUtf8(warehouse::redactConninfo(toUtf8(conninfo)));
 }
 
+QStringList WarehouseClient::passwordsIn(const QString &conninfo)
+{
+    QStringList out;
+    for (const std::string &p : reprint::model::passwordsIn(toUtf8(conninfo)))
+        out << fromUtf8(p);
+    return out;
+}
+
 } // namespace reprint::model

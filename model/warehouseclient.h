@@ -81,6 +81,8 @@ public:
 
     // `conninfo` without its password, for display (titles, status, logs).
     static QString displayConninfo(const QString &conninfo);
+    // The password(s) `conninfo` holds (keyword/value or URI, decoded), to scrub from texts.
+    static QStringList passwordsIn(const QString &conninfo);
 
 Q_SIGNALS:
     void opened(quint64 token, const QString &description);
