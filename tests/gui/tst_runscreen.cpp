@@ -448,7 +448,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(screen->phase(), Phase::Stalled, 10000);
         QCOMPARE(RunScreen::phaseLabel(Phase::Stalled), QStringLiteral("interrupted · resumable"));
         QVERIFY(!screen->cancelButton()->isEnabled());
-        QTRY_VERIFY(screen->resumeButton()->isEnabled());
+        // The staged count arrives with the progress snapshot, a poll later on a busy machine.
+        QTRY_VERIFY_WITH_TIMEOUT(screen->resumeButton()->isEnabled(), 30000);
         QVERIFY(screen->abandonButton()->isEnabled());
         const QString banner = screen->findChild<QLabel *>(QStringLiteral("runBanner"))->text();
         QVERIFY2(banner.contains(QStringLiteral("Interrupted")) && banner.contains(QString::number(cli.processId())), qPrintable(banner));
