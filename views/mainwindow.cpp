@@ -1,5 +1,8 @@
 #include "mainwindow.h"
 
+#include "connectiondialog.h"
+#include "newspecdialog.h"
+
 #include "calendarscreen.h"
 #include "reviewscreen.h"
 #include "runscreen.h"
@@ -241,6 +244,11 @@ void MainWindow::buildMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     QAction *open = file->addAction(tr("&Open Spec…"), this, &MainWindow::chooseSpec);
     open->setShortcut(QKeySequence::Open);
+    QAction *connectTo = file->addAction(tr("&Connect to Warehouse…"), this, &MainWindow::chooseWarehouse);
+    connectTo->setObjectName(QStringLiteral("connectAction"));
+    QAction *newSpec = file->addAction(tr("&New Spec…"), this, &MainWindow::newSpec);
+    newSpec->setObjectName(QStringLiteral("newSpecAction"));
+    newSpec->setShortcut(QKeySequence::New);
     m_recentMenu = file->addMenu(tr("Recent &Specs"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
@@ -710,6 +718,34 @@ void MainWindow::connectWarehouse()
     m_openToken = m_client->open(m_conninfo);
 }
 
+void MainWindow::chooseWarehouse()
+{
+    auto *dialog = new ConnectionDialog(m_chosenConninfo.isEmpty() ? m_conninfo : m_chosenConninfo, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        m_chosenConninfo = dialog->conninfo();
+        if (!m_specPath.isEmpty()) {
+            openSpec(m_specPath, m_chosenConninfo);
+            return;
+        }
+        m_conninfo = m_chosenConninfo;
+        connectWarehouse();
+    });
+    dialog->open();
+}
+
+void MainWindow::newSpec()
+{
+    auto *dialog = new NewSpecDialog(m_chosenConninfo.isEmpty() ? m_conninfo : m_chosenConninfo, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &NewSpecDialog::specWritten, this, [this](const QString &path) {
+        QString error;
+        if (!openSpec(path, m_chosenConninfo.isEmpty() ? m_conninfo : m_chosenConninfo, &error))
+            QMessageBox::warning(this, tr("Cannot open the spec"), tr("%1\n\nFix the spec file and open it again.").arg(error));
+    });
+    dialog->open();
+}
+
 void MainWindow::setConnectionState(ConnectionState state, const QString &text)
 {
     QColor colour;
@@ -830,7 +866,7 @@ void MainWindow::chooseSpec()
 void MainWindow::openRecent(const QString &path)
 {
     QString error;
-    if (openSpec(path, {}, &error))
+    if (openSpec(path, m_chosenConninfo, &error))
         return;
     QMessageBox::warning(this, tr("Cannot open the spec"),
                          tr("%1\n\nFix the spec file and open it again.").arg(error));

@@ -114,6 +114,11 @@ private:
     void rebuildRecentMenu();
     void rememberSpec(const QString &path);
     void connectWarehouse();
+    // File › Connect to Warehouse… and File › New Spec… (connectiondialog.h, newspecdialog.h).
+    // The connection chosen there is used by the spec open now and every spec opened
+    // after it (as reprint --db is), and by New Spec….
+    void chooseWarehouse();
+    void newSpec();
     void setConnectionState(ConnectionState state, const QString &text);
     void showConnectionFailure(const model::DatabaseError &error);
     void showModel(const QModelIndex &index);
@@ -127,6 +132,7 @@ private:
     RunScreen *m_run = nullptr;
     QString m_specPath;
     QString m_conninfo;  // as given; may hold a password: never displayed
+    QString m_chosenConninfo;  // from Connect to Warehouse…; may hold a password: never displayed
     quint64 m_openToken = 0;
 
     QListView *m_modelList = nullptr;

@@ -240,8 +240,8 @@ Task<Result<TableCatalog>> readTableCatalog(std::string conninfo, QualifiedName 
                               "Pick a table from the list, or check the schema's USAGE and the table's SELECT privilege.");
     for (std::size_t i = 0; i < cs.rows.size(); ++i)
         catalog.columns.push_back({cs.at(i, "name").value_or(""), cs.at(i, "type").value_or(""),
-                                   cs.at(i, "category").value_or("other"), cs.at(i, "not_null").value_or("f") == "t",
-                                   cs.at(i, "generated").value_or("f") == "t"});
+                                   cs.at(i, "category").value_or("other"), cs.at(i, "not_null").value_or("false") == "true",
+                                   cs.at(i, "generated").value_or("false") == "true"});
 
     auto keys = co_await c.query(*keysSql, args(table.schema, table.table));
     if (!keys)
@@ -250,7 +250,7 @@ Task<Result<TableCatalog>> readTableCatalog(std::string conninfo, QualifiedName 
     for (std::size_t i = 0; i < ks.rows.size(); ++i) {
         const std::string index = ks.at(i, "index").value_or("");
         if (catalog.uniqueKeys.empty() || catalog.uniqueKeys.back().name != index)
-            catalog.uniqueKeys.push_back({index, ks.at(i, "primary").value_or("f") == "t", {}});
+            catalog.uniqueKeys.push_back({index, ks.at(i, "primary").value_or("false") == "true", {}});
         catalog.uniqueKeys.back().columns.push_back(ks.at(i, "column").value_or(""));
     }
 

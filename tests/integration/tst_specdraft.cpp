@@ -135,6 +135,10 @@ private Q_SLOTS:
         QCOMPARE(catalog->partitionKey, names({"Event Time"}));
         QCOMPARE(catalog->bounds.size(), std::size_t(14));
         QCOMPARE(catalog->sessionTimezone, std::string("America/New_York"));
+        QVERIFY(catalog->column("view_id")->notNull);
+        QVERIFY(!catalog->column("url")->notNull);
+        QCOMPARE(catalog->uniqueKeys.size(), std::size_t(1));
+        QVERIFY(catalog->uniqueKeys.front().primary);
 
         const backfill::SpecDraft d = backfill::proposeDraft(*catalog, m_db + " password=not-this-one");
         QCOMPARE(d.name, std::string("page_views"));
@@ -206,7 +210,8 @@ private Q_SLOTS:
         QCOMPARE(d.partitionColumn, std::string("order_date"));
         QCOMPARE(d.grain, Grain::Day);
         QCOMPARE(d.timezone, std::string("UTC"));  // a date's days are not the session's zone's
-        QVERIFY(!d.key.empty());
+        QCOMPARE(d.key, names({"order_line_id", "order_date"}));  // the primary key of the partitioned table
+        QVERIFY(std::find(d.notes.begin(), d.notes.end(), "Key order_line_id, order_date: the primary key.") != d.notes.end());
         QVERIFY(std::find(d.measures.begin(), d.measures.end(), "revenue") != d.measures.end());
         QVERIFY(std::find(d.measures.begin(), d.measures.end(), "order_id") == d.measures.end());
     }
