@@ -71,6 +71,7 @@ ConnectionDialog::ConnectionDialog(const QString &current, QWidget *parent)
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_result->setMinimumHeight(m_result->fontMetrics().lineSpacing() * 4);
     m_result->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_result->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
 
     auto *form = new QFormLayout;
     form->addRow(tr("&Connection:"), m_connection);
@@ -90,8 +91,7 @@ ConnectionDialog::ConnectionDialog(const QString &current, QWidget *parent)
     layout->addWidget(help);
     layout->addLayout(form);
     layout->addSpacing(6);
-    layout->addLayout(testRow);
-    layout->addStretch(1);
+    layout->addLayout(testRow, 1);
     layout->addWidget(buttons);
     resize(640, 300);
 

@@ -267,6 +267,8 @@ void NewSpecDialog::showProposal(const backfill::SpecDraft &p)
     for (const std::string &n : p.notes)
         notes << QStringLiteral("• ") + fromStd(n);
     m_notes->setText(notes.join(QLatin1Char('\n')));
+    // A wrapped label's height follows its text only once laid out: ask for it now.
+    m_notes->setMinimumHeight(m_notes->heightForWidth(qMax(m_notes->width(), 400)));
     m_filling = false;
     m_fields->setEnabled(true);
     updateProblems();

@@ -54,6 +54,7 @@ void shoot(QWidget *window, QWidget *dialog, const QString &name)
     if (dir.isEmpty())
         return;
     QDir().mkpath(dir);
+    QCoreApplication::processEvents();  // let the dialog lay out its latest texts
     QPixmap shot = window->grab();
     const QPixmap over = dialog->grab();
     QPainter p(&shot);
