@@ -59,7 +59,7 @@ QList<CommandHelp> buildTable()
                      true, false, true};
     t << CommandHelp{
         QStringLiteral("backfill"),
-        QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N] [--cascade] | --resume ID [--retry-failed]"),
+        QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N] [--cascade] | --resume ID [--retry-failed] [--timings]"),
         QStringLiteral("claim a window, stage it (boundary partitions first), validate, store and print the review"),
         QStringLiteral("Claims the partitions of a window of a model, runs the model's own transform for each into a "
                        "stage (the boundary partitions first), compares old and new totals per partition and measure "
@@ -80,7 +80,9 @@ QList<CommandHelp> buildTable()
                        "Finish backfill ID after an interruption (Ctrl-C, a crash, a lapsed lease): stage what is not "
                        "staged yet under the same id, then validate. Takes the model and window from backfill ID."),
                 option("retry-failed", "",
-                       "With --resume, re-stage only the partitions that failed; those staged are kept.")}),
+                       "With --resume, re-stage only the partitions that failed; those staged are kept."),
+                option("timings", "", "Also print on stderr where the time went, phase by phase (connect, claim, "
+                                      "stage, totals, checks, row diffs, ...).")}),
         false, false, true};
     t << CommandHelp{QStringLiteral("diff"), QStringLiteral("diff --spec S ID [--rows P [--limit N|all] [--offset N]]"),
                      QStringLiteral("the stored review of a backfill; with --rows, the row-level diff of a partition"),
@@ -94,7 +96,7 @@ QList<CommandHelp> buildTable()
                                     "With --rows, skip the first N of them (default 0); the page after the first starts "
                                     "at 20.")}),
                      false, true, true};
-    t << CommandHelp{QStringLiteral("publish"), QStringLiteral("publish --spec S ID --approve NOTE [--override REASON]"),
+    t << CommandHelp{QStringLiteral("publish"), QStringLiteral("publish --spec S ID --approve NOTE [--override REASON] [--timings]"),
                      QStringLiteral("one transaction: drift guard, archive, replace or swap, audit, release the claim"),
                      QStringLiteral("Publishes backfill ID in one transaction: checks that the window did not change since "
                                     "validation, archives the rows it replaces (for undo), replaces the window (delete and "
@@ -103,7 +105,9 @@ QList<CommandHelp> buildTable()
                                     "old or all new."),
                      common({option("approve", "NOTE", "Why the review is right; stored with the publish. Required."),
                              option("override", "REASON",
-                                    "Publish although validation failed, for this reason (stored in the audit).")}),
+                                    "Publish although validation failed, for this reason (stored in the audit)."),
+                             option("timings", "", "Also print on stderr where the time went, phase by phase (lock "
+                                                   "wait, drift guard, archive and replace, commit).")}),
                      false, true, true};
     t << CommandHelp{QStringLiteral("abandon"), QStringLiteral("abandon --spec S ID"),
                      QStringLiteral("drop an unpublished backfill's stage and free its window"),

@@ -40,6 +40,20 @@ QTextStream &err()
     return s;
 }
 
+// --timings: where the time went, one phase a line, with its share of the whole.
+void printTimings(const backfill::Timings &timings)
+{
+    double total = 0;
+    for (const backfill::PhaseTime &t : timings)
+        total += t.ms;
+    err() << "timings (ms, share of " << QString::number(total, 'f', 1) << " ms):\n";
+    for (const backfill::PhaseTime &t : timings)
+        err() << "  " << QString::number(t.ms, 'f', 1).rightJustified(9) << "  "
+              << QString::number(total > 0 ? 100 * t.ms / total : 0, 'f', 1).rightJustified(5) << " %  "
+              << QString::fromStdString(t.phase) << "\n";
+    err().flush();
+}
+
 int exitCodeFor(const Error &e)
 {
     switch (e.kind) {
@@ -210,6 +224,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
     const QCommandLineOption prune(QStringLiteral("prune"));
     const QCommandLineOption retention(QStringLiteral("retention-days"));
     const QCommandLineOption outOption(QStringLiteral("out"));
+    const QCommandLineOption timingsOption(QStringLiteral("timings"));
     if (!parser.parse(QStringList{QStringLiteral("reprint ") + command} + arguments)) {
         // `diff -5` reads as an option named 5.
         const QStringList unknown = parser.unknownOptionNames();
@@ -356,6 +371,8 @@ int engineCommand(const QString &command, const QStringList &arguments)
                   << ".." << QString::fromStdString(member.to) << " as backfill " << member.backfillId << " (validation "
                   << QString::fromStdString(member.validation) << "); publishing " << r->id << " publishes it too\n";
         out.review(r->review, r->cascade);
+        if (parser.isSet(timingsOption))
+            printTimings(r->timings);
         for (const std::string &s : r->staleDownstream)
             err() << "reprint: warning: downstream " << QString::fromStdString(s) << " will be stale after publishing; "
                   << "backfill it too, or use --cascade.\n";
@@ -456,6 +473,8 @@ int engineCommand(const QString &command, const QStringList &arguments)
         if (!r)
             return fail(r.error());
         out.publish(*r);
+        if (parser.isSet(timingsOption))
+            printTimings(r->timings);
         return ExitOk;
     }
     if (command == QLatin1String("abandon")) {

@@ -230,16 +230,18 @@ void Tour::cascade()
 
 void Tour::cascadeReview()
 {
-    begin(QStringLiteral("cascade review"), 60000);
+    QObject *ctx = begin(QStringLiteral("cascade review"), 120000);
     views::ReviewScreen *screen = m_window->reviewScreen();
+    auto ready = std::make_shared<int>(0);
+    auto one = [this, ready, screen] {
+        if (++*ready == 2)
+            shootWhen([this, screen] { return screen->reviewModel()->review().backfillId == m_cascadeId && screen->cascadeTabs()->count() > 1; },
+                      QStringLiteral("08-cascade.png"), [this] { abandon(); });
+    };
+    connect(screen, &views::ReviewScreen::reviewLoaded, ctx, one, Qt::SingleShotConnection);
+    connect(screen, &views::ReviewScreen::factsLoaded, ctx, one, Qt::SingleShotConnection);
     m_window->openReview(m_cascadeId);
     screen->showTotals();
-    shootWhen(
-        [this, screen] {
-            return screen->reviewModel()->review().backfillId == m_cascadeId && screen->cascadeTabs()->count() > 1
-                   && screen->actionNote().contains(QLatin1String("Not opened yet"));
-        },
-        QStringLiteral("08-cascade.png"), [this] { abandon(); });
 }
 
 void Tour::abandon()

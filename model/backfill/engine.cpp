@@ -1804,7 +1804,7 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
 // (totals, check values, boundary row diffs, verdict) in one transaction. The claim then
 // waits for review as long as it takes.
 Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member, const EngineOptions &opt,
-                                        const std::string &conninfo, const CancelTokenPtr &cancel)
+                                        const std::string &conninfo, const CancelTokenPtr &cancel, Laps &laps)
 {
     const Window &w = member.window;
     const ModelSql &sql = member.sql;
@@ -1814,9 +1814,11 @@ Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member
     auto newTotals = co_await readTotals(c, sql, member.rec.stage, w.first(), w.last());
     if (!newTotals)
         co_return newTotals.error();
+    laps.lap("validate: totals of target and stage");
     auto checks = co_await readChecksAtOnce(conninfo, sql, w.before, w.after, cancel);
     if (!checks)
         co_return checks.error();
+    laps.lap("validate: source checks");
     Validation v = validate(w, *oldTotals, *newTotals, *checks);
 
     std::vector<Value> starts, names, inScope, boundary, measures, olds, news, sources, verdicts;
@@ -1870,6 +1872,7 @@ Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member
         co_await rollback(c);
         co_return r.error();
     }
+    laps.lap("validate: store the review");
     for (const Partition *p : {&w.first(), &w.last()}) {
         if (p == &w.last() && w.partitions.size() == 1)
             break;
@@ -1879,6 +1882,7 @@ Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member
             co_return d.error();
         }
     }
+    laps.lap("validate: boundary row diffs");
     const std::string verdictText = v.passed ? "passed" : "failed";
     const Value messageValue = v.message.empty() ? Value() : Value(v.message);
     r = co_await c.query("UPDATE reprint.backfills SET status = 'staged', validation = $2, validation_message = $3, "
@@ -1893,6 +1897,7 @@ Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member
         co_await rollback(c);
         co_return r.error();
     }
+    laps.lap("validate: store the review");
     co_return v;
 }
 
@@ -1914,6 +1919,7 @@ std::string cascadeViewSql(const Member &member, const std::string &view)
 
 Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, ProgressFn progress, CancelTokenPtr cancel)
 {
+    Laps laps;  // --timings: from the start, connecting included
     if (!cancel)
         cancel = std::make_shared<CancelToken>();
     if (req.retryFailed && req.resumeId <= 0)
@@ -1988,6 +1994,7 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
             members.push_back(std::move(d));
         }
 
+    laps.lap("connect and read the catalog");
     emit("claiming", req.resumeId, "claiming " + windowText(w->first(), w->last()) + " of " + (*m)->name
                                        + (members.size() > 1 ? " and " + counted(static_cast<long long>(members.size() - 1), "downstream model") : ""));
     if (req.resumeId > 0) {
@@ -2043,6 +2050,7 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
             members[i].sql = std::move(*dsql);
         }
     }
+    laps.lap("claim the window");
     BackfillOutcome outcome;
     outcome.id = members[0].rec.id;
     outcome.takeover = members[0].rec.takeover;
@@ -2090,7 +2098,8 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
     std::string message;
     for (Member &mem : members) {
         emit("validating", mem.rec.id, "validating " + windowText(mem.window.first(), mem.window.last()) + " of " + mem.model->name);
-        auto v = co_await validateMember(c, mem, m_options, m_conninfo, cancel);
+        laps.lap("stage");
+        auto v = co_await validateMember(c, mem, m_options, m_conninfo, cancel, laps);
         if (!v) {
             // Never a zombie `staging`: the failure is stored and the claim let go at once.
             Error e = v.error();
@@ -2122,6 +2131,8 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
             co_return child.error();
         outcome.cascade.push_back(std::move(*child));
     }
+    laps.lap("read the review back");
+    outcome.timings = laps.timings();
     emit("done", outcome.id, passed ? "validation passed" : "validation failed: " + message);
     co_return outcome;
 }
@@ -2421,7 +2432,7 @@ Task<Status> fenceWriters(warehouse::Connection &c, const ModelSql &sql, int tim
 // and source drift), then replaces its window.
 Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec &spec, const Model &m, const Window &w,
                                            const BackfillRow &b, const PublishRequest &req, const EngineOptions &options,
-                                           const std::string &conninfo, CancelTokenPtr cancel)
+                                           const std::string &conninfo, CancelTokenPtr cancel, Laps &laps)
 {
     const std::string id = std::to_string(b.id);
     if (b.status == "published")
@@ -2459,6 +2470,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     if (!described)
         co_return described.error();
     const ModelSql &sql = *described;
+    laps.lap("check the request and read the catalog");
     // The drift guard: what is published must be exactly what was validated. Writers of the
     // target are fenced off first (readers are not), so that a write committing while
     // publish waits is read by the guard below, never overwritten by the replace.
@@ -2466,6 +2478,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
                                         "Publish again with `reprint publish " + std::to_string(req.id) + " --approve NOTE`");
     if (!fenced)
         co_return fenced.error();
+    laps.lap("fence writers (wait for the lock)");
     if (sql.transformHash != b.transformHash)
         co_return drift("the transform of " + m.name + " changed since backfill " + id + " was validated",
                            "Run the backfill again so that the review matches the code that runs.");
@@ -2485,6 +2498,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
                                "Something wrote the window after backfill " + id
                                    + " was validated. Abandon it and run the backfill again to re-validate.");
     }
+    laps.lap("drift guard: target totals");
     auto checksNow = co_await readChecksAtOnce(conninfo, sql, w.before, w.after, cancel);
     if (!checksNow)
         co_return checksNow.error();
@@ -2512,13 +2526,17 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     plan.options = &options;
     plan.cancel = std::move(cancel);
     plan.retry = "`reprint publish " + std::to_string(req.id) + " --approve NOTE`";
-    co_return co_await replaceWindow(c, sql, plan);
+    laps.lap("drift guard: source checks");
+    auto replaced = co_await replaceWindow(c, sql, plan);
+    laps.lap(replaced ? "archive and " + replaced->strategy + " the window" : std::string("replace the window"));
+    co_return replaced;
 }
 
 } // namespace
 
 Task<Result<PublishOutcome>> Engine::publishSteps(PublishRequest req, CancelTokenPtr cancel)
 {
+    Laps laps;  // --timings: from the start, connecting included
     if (req.note.empty())
         co_return usage("publishing needs an approval note", "Pass --approve \"why this is right\".");
     auto s = co_await open(nullptr, cancel);
@@ -2554,6 +2572,7 @@ Task<Result<PublishOutcome>> Engine::publishSteps(PublishRequest req, CancelToke
         co_return co_await fail(r.error());
     PublishOutcome total;
     total.id = req.id;
+    laps.lap("connect and read the backfill");
     for (long long memberId : ids) {
         auto b = co_await readBackfill(c, memberId, true);
         if (!b)
@@ -2567,7 +2586,8 @@ Task<Result<PublishOutcome>> Engine::publishSteps(PublishRequest req, CancelToke
         auto locked = co_await c.query("SELECT pg_advisory_xact_lock(hashtext('reprint.publish'), hashtext($1))", args((*m)->name));
         if (!locked)
             co_return co_await fail(locked.error());
-        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req, m_options, m_conninfo, cancel);
+        laps.lap("check the request and read the catalog");
+        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req, m_options, m_conninfo, cancel, laps);
         if (!out)
             co_return co_await fail(out.error());
         total.rowsReplaced += out->rowsReplaced;
@@ -2582,6 +2602,8 @@ Task<Result<PublishOutcome>> Engine::publishSteps(PublishRequest req, CancelToke
     total.lockHeldMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - total.lockedAt).count();
     if (!committed)
         co_return committed.error();
+    laps.lap("commit");
+    total.timings = laps.timings();
     co_return total;
 }
 

@@ -79,6 +79,41 @@ struct BackfillEvent {
 };
 using ProgressFn = std::function<void(const BackfillEvent &)>;
 
+// Where an operation's time went, phase by phase, in the order the phases first ran
+// (`reprint backfill|publish --timings`, the bench's JSON). Wall time on this side.
+struct PhaseTime {
+    std::string phase;
+    double ms = 0;
+};
+using Timings = std::vector<PhaseTime>;
+
+// Adds up phases: lap(phase) books the time since the last lap (or since it was made) to
+// `phase`; the same phase twice adds up.
+class Laps {
+public:
+    Laps() : m_last(std::chrono::steady_clock::now()) {}
+    void lap(const std::string &phase)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        add(phase, std::chrono::duration<double, std::milli>(now - m_last).count());
+        m_last = now;
+    }
+    void add(const std::string &phase, double ms)
+    {
+        for (PhaseTime &t : m_timings)
+            if (t.phase == phase) {
+                t.ms += ms;
+                return;
+            }
+        m_timings.push_back({phase, ms});
+    }
+    const Timings &timings() const { return m_timings; }
+
+private:
+    std::chrono::steady_clock::time_point m_last;
+    Timings m_timings;
+};
+
 struct BackfillRequest {
     std::string model;
     std::string from;   // partition names, inclusive
@@ -96,6 +131,7 @@ struct BackfillOutcome {
     std::string takeover;       // non-empty when an expired claim was taken over: says whose
     std::vector<std::string> staleDownstream; // "model partition" made stale by this backfill
     std::vector<Review> cascade;              // one per downstream model, in dependency order
+    Timings timings;
 };
 
 struct RunOutcome {
@@ -130,6 +166,7 @@ struct PublishOutcome {
     std::string strategy;        // "replace" or "swap": how the window was replaced (per model in a cascade: the last)
     double lockHeldMs = 0;       // from taking the target's lock (replace: the delete; swap: the exclusive lock) to COMMIT
     std::chrono::steady_clock::time_point lockedAt;  // internal: when the first member took its lock
+    Timings timings;
 };
 
 struct StatusRow {

@@ -1,6 +1,7 @@
 // Benchmark: Reprint's backfill + publish against the plain SQL a careful person would run
 // in psql (BEGIN; DELETE the window; INSERT ... SELECT the same transform; COMMIT), on
 // copies of the demo warehouse at scale 1, in the same run. Prints ratios, asserts none.
+#include "benchresults.h"
 #include "testsupport.h"
 
 #include "backfill/engine.h"
@@ -8,7 +9,9 @@
 #include "backfill/sqltext.h"
 #include "warehouse/iothread.h"
 
+#include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 using namespace reprint;
 using Clock = std::chrono::steady_clock;
@@ -38,6 +42,19 @@ double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
+}
+
+// The mean of each phase over `runs`, in the order the phases first ran.
+QJsonArray meanPhases(const std::vector<backfill::Timings> &runs)
+{
+    backfill::Laps sum;
+    for (const backfill::Timings &t : runs)
+        for (const backfill::PhaseTime &p : t)
+            sum.add(p.phase, p.ms / static_cast<double>(runs.size()));
+    QJsonArray out;
+    for (const backfill::PhaseTime &p : sum.timings())
+        out.append(QJsonObject{{QStringLiteral("phase"), QString::fromStdString(p.phase)}, {QStringLiteral("ms"), p.ms}});
+    return out;
 }
 
 } // namespace
@@ -76,6 +93,7 @@ private Q_SLOTS:
         out << "\nwindow    baseline_s  reprint_s  stage_validate_s  publish_s  ratio\n";
         for (const Window &w : windows) {
             std::vector<double> base, total, stageValidate, publish;
+            std::vector<backfill::Timings> backfillPhases, publishPhases;
             for (int round = 0; round < 3; ++round) {
                 // The baseline: delete + insert of the same transform, no validation at all.
                 const std::string a = test::demoCopy("bench_base");
@@ -122,6 +140,8 @@ private Q_SLOTS:
                 QVERIFY2(published.ok(), published.ok() ? "" : published.error().message.c_str());
                 stageValidate.push_back(seconds(t0, t1));
                 publish.push_back(seconds(t1, t2));
+                backfillPhases.push_back(staged->timings);
+                publishPhases.push_back(published->timings);
                 total.push_back(seconds(t0, t2));
             }
             const double ratio = median(total) / median(base);
@@ -132,20 +152,26 @@ private Q_SLOTS:
                                        {QStringLiteral("reprint_s"), median(total)},
                                        {QStringLiteral("stage_validate_s"), median(stageValidate)},
                                        {QStringLiteral("publish_s"), median(publish)},
-                                       {QStringLiteral("ratio"), ratio}});
+                                       {QStringLiteral("ratio"), ratio},
+                                       {QStringLiteral("backfill_phases_ms"), meanPhases(backfillPhases)},
+                                       {QStringLiteral("publish_phases_ms"), meanPhases(publishPhases)}});
+            for (const auto &[what, phases] : {std::pair{"backfill", meanPhases(backfillPhases)}, std::pair{"publish", meanPhases(publishPhases)}})
+                for (const QJsonValue &p : phases)
+                    out << QString::asprintf("  %-8s %-8s %9.1f ms  %s\n", w.name, what, p.toObject().value(QStringLiteral("ms")).toDouble(),
+                                             qPrintable(p.toObject().value(QStringLiteral("phase")).toString()));
         }
         const double growth = results.at(2).toObject().value(QStringLiteral("reprint_s")).toDouble()
                               / results.at(0).toObject().value(QStringLiteral("reprint_s")).toDouble();
         const double baseGrowth = results.at(2).toObject().value(QStringLiteral("baseline_s")).toDouble()
                                   / results.at(0).toObject().value(QStringLiteral("baseline_s")).toDouble();
         out << QString::asprintf("30-day / 1-day cost: reprint %.2fx, baseline %.2fx\n", growth, baseGrowth);
-        out << QJsonDocument(QJsonObject{{QStringLiteral("benchmark"), QStringLiteral("backfill_vs_plain_sql")},
-                                         {QStringLiteral("rows_in_table"), QString::fromStdString(test::query(test::demoCopy("bench_count"), "SELECT count(*) FROM analytics.fct_order_lines")->last().scalar())},
-                                         {QStringLiteral("windows"), results},
-                                         {QStringLiteral("growth_30_vs_1_reprint"), growth},
-                                         {QStringLiteral("growth_30_vs_1_baseline"), baseGrowth}})
-                   .toJson(QJsonDocument::Compact)
-            << "\n";
+        const QJsonObject summary{{QStringLiteral("benchmark"), QStringLiteral("backfill_vs_plain_sql")},
+                                  {QStringLiteral("rows_in_table"), QString::fromStdString(test::query(test::demoCopy("bench_count"), "SELECT count(*) FROM analytics.fct_order_lines")->last().scalar())},
+                                  {QStringLiteral("windows"), results},
+                                  {QStringLiteral("growth_30_vs_1_reprint"), growth},
+                                  {QStringLiteral("growth_30_vs_1_baseline"), baseGrowth}};
+        out << QJsonDocument(summary).toJson(QJsonDocument::Compact) << "\n";
+        test::record(QStringLiteral("backfill_vs_plain_sql"), summary);
         out.flush();
     }
 
@@ -169,6 +195,9 @@ private Q_SLOTS:
         QTextStream out(stdout);
         out << QString::asprintf("\n30-day stage + validate: --parallel 1 %.3f s, --parallel 2 %.3f s, speed-up %.2fx\n",
                                  median(seconds[0]), median(seconds[1]), median(seconds[0]) / median(seconds[1]));
+        test::record(QStringLiteral("parallel_staging"), QJsonObject{{QStringLiteral("parallel_1_s"), median(seconds[0])},
+                                                               {QStringLiteral("parallel_2_s"), median(seconds[1])},
+                                                               {QStringLiteral("ratio_2_vs_1"), median(seconds[1]) / median(seconds[0])}});
         out.flush();
     }
 
@@ -228,6 +257,7 @@ private Q_SLOTS:
                                          {QStringLiteral("results"), results}})
                    .toJson(QJsonDocument::Compact)
             << "\n";
+        test::record(QStringLiteral("publish_strategies"), results);
         out.flush();
     }
 

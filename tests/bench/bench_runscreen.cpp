@@ -6,6 +6,7 @@
 #include "backfillprogressmodel.h"
 #include "engineclient.h"
 #include "runscreen.h"
+#include "benchresults.h"
 #include "testsupport.h"
 
 #include "backfill/spec.h"
@@ -80,6 +81,10 @@ private Q_SLOTS:
               snapshots.count() / seconds, applied.count() / seconds, changed.count() / seconds);
         printf("RESULT stall_ms=%.1f snapshots_per_s=%.1f passes_per_s=%.1f\n", longest / 1e6, snapshots.count() / seconds,
                applied.count() / seconds);
+        reprint::test::record(QStringLiteral("run_screen"), QJsonObject{{QStringLiteral("partitions"), screen.progressModel()->rowCount()},
+                                                                        {QStringLiteral("longest_stall_ms"), longest / 1e6},
+                                                                        {QStringLiteral("gaps_over_16_ms"), over16},
+                                                                        {QStringLiteral("probe_ticks"), static_cast<qint64>(ticks)}});
     }
 
     void burstOfAThousandPartitionUpdates()
