@@ -5,11 +5,13 @@
 // every command the CLI prints runs as printed (no --db).
 #include "backfillfixture.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QLocale>
 #include <QProcess>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace reprint;
 using namespace reprint::test;
@@ -281,6 +283,56 @@ private Q_SLOTS:
 
     // Item 13: a failed validation is one sentence that names the backfill; an empty value
     // is null in `history` JSON as in `status`; counts agree with their nouns.
+    // --timings: every phase of a backfill and of its publish, each with its share; the
+    // phases add up to the whole, which is no more than the command's own wall time.
+    void timingsNameEveryPhase()
+    {
+        const std::string db = demoCopy("cli_timings");
+        QTemporaryDir dir;
+        const QString spec = specFor(dir, db);
+        auto parse = [](const QString &err, double *total) {
+            QStringList phases;
+            const QRegularExpression head(QStringLiteral("timings \\(ms, share of ([0-9.]+) ms\\):"));
+            const auto h = head.match(err);
+            *total = h.hasMatch() ? h.captured(1).toDouble() : -1;
+            double sum = 0;
+            static const QRegularExpression line(QStringLiteral("^\\s+([0-9.]+)\\s+([0-9.]+) %  (.+)$"), QRegularExpression::MultilineOption);
+            for (auto it = line.globalMatch(err.mid(h.capturedEnd())); it.hasNext();) {
+                const auto m = it.next();
+                sum += m.captured(1).toDouble();
+                phases << m.captured(3);
+            }
+            if (std::abs(sum - *total) > 0.5 + 0.001 * *total)
+                phases << QStringLiteral("sum %1 != total %2").arg(sum).arg(*total);
+            return phases;
+        };
+        QElapsedTimer wall;
+        wall.start();
+        auto bf = runReprint(cmd(QStringLiteral("backfill"), spec) << QStringLiteral("--model") << QStringLiteral("fct_order_lines")
+                                                                    << QStringLiteral("--from") << QStringLiteral("2026-03-09")
+                                                                    << QStringLiteral("--to") << QStringLiteral("2026-03-14")
+                                                                    << QStringLiteral("--timings"));
+        const qint64 bfWall = wall.elapsed();
+        QVERIFY2(bf.exitCode == 0, qPrintable(bf.err));
+        double total = 0;
+        const QStringList phases = parse(bf.err, &total);
+        for (const char *want : {"connect and read the catalog", "claim the window", "stage", "validate: totals of target and stage",
+                                 "validate: source checks", "validate: boundary row diffs", "validate: store the review"})
+            QVERIFY2(phases.contains(QLatin1String(want)), qPrintable(want + QStringLiteral(" not in: ") + phases.join(QLatin1Char('|'))));
+        QVERIFY(total > 0 && total <= bfWall);
+        auto pub = runReprint(cmd(QStringLiteral("publish"), spec) << QStringLiteral("1") << QStringLiteral("--approve") << QStringLiteral("x")
+                                                                   << QStringLiteral("--timings"));
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+        const QStringList published = parse(pub.err, &total);
+        for (const char *want : {"fence writers (wait for the lock)", "drift guard: target totals", "drift guard: source checks", "commit"})
+            QVERIFY2(published.contains(QLatin1String(want)), qPrintable(want + QStringLiteral(" not in: ") + published.join(QLatin1Char('|'))));
+        QVERIFY(std::any_of(published.begin(), published.end(), [](const QString &p) { return p.startsWith(QLatin1String("archive and ")); }));
+        // Without --timings, none of it.
+        auto plain = runReprint(cmd(QStringLiteral("history"), spec));
+        QVERIFY(!plain.err.contains(QStringLiteral("timings")));
+        qInfo("backfill phases: %s", qPrintable(phases.join(QStringLiteral(", "))));
+    }
+
     void oneSentenceOneNullOnePlural()
     {
         const std::string db = demoCopy("cli_words");
