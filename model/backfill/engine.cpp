@@ -724,6 +724,7 @@ struct StageRun {
     ProgressFn progress;
     int done = 0;
     int total = 0;
+    int connections = 1;  // staging at once
     std::optional<Error> firstFailure;
     std::string firstFailurePartition;
 };
@@ -848,7 +849,13 @@ Task<void> stageWorker(std::shared_ptr<StageRun> run)
     }
     // Named after the backfill, so that its lock waits can be found in pg_stat_activity.
     const std::string application = "reprint backfill " + std::to_string(run->id);
-    auto named = co_await (*conn)->query("SELECT set_config('application_name', $1, false)", args(application));
+    // Several connections staging at once already use the server's cores, one partition
+    // each: parallel workers inside each statement would only fight them for the same
+    // cores. A single connection keeps them.
+    const std::string workers = run->connections > 1 ? "0" : "";
+    auto named = co_await (*conn)->query("SELECT set_config('application_name', $1, false), "
+                                         "CASE WHEN $2 = '' THEN NULL ELSE set_config('max_parallel_workers_per_gather', $2, false) END",
+                                         args(application, workers));
     (void)named;
     while (!run->queue.empty() && !(run->cancel && run->cancel->isCancelled())) {
         auto [p, boundary] = run->queue.front();
@@ -1764,6 +1771,7 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
     auto hbGroup = std::make_shared<JoinGroup>(executor);
     spawnJoined(hbGroup, heartbeat(conninfo, member.rec.id, opt, hb, cancel));
     auto workers = std::make_shared<JoinGroup>(executor);
+    run->connections = parallel;
     for (int i = 0; i < parallel; ++i)
         spawnJoined(workers, stageWorker(run));
     co_await joinAll(workers);
@@ -1873,9 +1881,11 @@ Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member
         co_return r.error();
     }
     laps.lap("validate: store the review");
-    for (const Partition *p : {&w.first(), &w.last()}) {
-        if (p == &w.last() && w.partitions.size() == 1)
-            break;
+    // The boundary partitions: the first and the last, once when they are the same.
+    std::vector<const Partition *> edges{&w.first()};
+    if (w.partitions.size() > 1)
+        edges.push_back(&w.last());
+    for (const Partition *p : edges) {
         auto d = co_await computeRowDiff(c, sql, member.rec.id, *p, member.rec.stage, opt.sampleRows);
         if (!d) {
             co_await rollback(c);

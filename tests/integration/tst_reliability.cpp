@@ -149,6 +149,20 @@ private Q_SLOTS:
         qInfo("odd columns n/o/key diffed; old side repeats %d; float totals exact", d.value(QStringLiteral("old_repeats")).toInt());
     }
 
+    // A one-partition window is its own first and last partition: its row diff is stored
+    // too (it used to be skipped), and matches an independent count.
+    void onePartitionWindowKeepsItsRowDiff()
+    {
+        const std::string db = oddCopy("rel_one_day");
+        QTemporaryDir dir;
+        const QString spec = oddSpec(dir, db);
+        auto bf = oddBackfill(spec, QStringLiteral("2026-01-03"), QStringLiteral("2026-01-03"));
+        QVERIFY2(bf.exitCode == 0 || bf.exitCode == 3, qPrintable(bf.err));
+        QCOMPARE(scalar(db, "SELECT count(*) || ' ' || string_agg(partition || ':' || changed, ',') FROM reprint.row_diffs"),
+                 "1 2026-01-03:" + scalar(db, "SELECT count(*) FROM odd.t t JOIN odd.src s USING (id) WHERE t.day = '2026-01-03' "
+                                              "AND (t.n, t.o, t.\"key\") IS DISTINCT FROM (s.n, s.o, s.\"key\")"));
+    }
+
     // A transform that emits a key twice is refused at staging, naming the key and the
     // partition; the backfill is failed (not staging) with its error stored, its claim let
     // go at once, and the target untouched.

@@ -74,7 +74,7 @@ class TestSoak : public QObject {
 private Q_SLOTS:
     void racesPublishesAndUndosUnderReaders()
     {
-        const int rounds = qEnvironmentVariableIntValue("REPRINT_SOAK_ROUNDS") > 0 ? qEnvironmentVariableIntValue("REPRINT_SOAK_ROUNDS") : 8;
+        const int rounds = qEnvironmentVariableIntValue("REPRINT_SOAK_ROUNDS") > 0 ? qEnvironmentVariableIntValue("REPRINT_SOAK_ROUNDS") : 60;
         const std::string db = test::demoCopy("soak");
         const std::string oldText = scalar(db, kWindowTotals);
         std::string newText;
