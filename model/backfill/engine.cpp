@@ -724,7 +724,6 @@ struct StageRun {
     ProgressFn progress;
     int done = 0;
     int total = 0;
-    int connections = 1;  // staging at once
     std::optional<Error> firstFailure;
     std::string firstFailurePartition;
 };
@@ -849,13 +848,7 @@ Task<void> stageWorker(std::shared_ptr<StageRun> run)
     }
     // Named after the backfill, so that its lock waits can be found in pg_stat_activity.
     const std::string application = "reprint backfill " + std::to_string(run->id);
-    // Several connections staging at once already use the server's cores, one partition
-    // each: parallel workers inside each statement would only fight them for the same
-    // cores. A single connection keeps them.
-    const std::string workers = run->connections > 1 ? "0" : "";
-    auto named = co_await (*conn)->query("SELECT set_config('application_name', $1, false), "
-                                         "CASE WHEN $2 = '' THEN NULL ELSE set_config('max_parallel_workers_per_gather', $2, false) END",
-                                         args(application, workers));
+    auto named = co_await (*conn)->query("SELECT set_config('application_name', $1, false)", args(application));
     (void)named;
     while (!run->queue.empty() && !(run->cancel && run->cancel->isCancelled())) {
         auto [p, boundary] = run->queue.front();
@@ -1771,7 +1764,6 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
     auto hbGroup = std::make_shared<JoinGroup>(executor);
     spawnJoined(hbGroup, heartbeat(conninfo, member.rec.id, opt, hb, cancel));
     auto workers = std::make_shared<JoinGroup>(executor);
-    run->connections = parallel;
     for (int i = 0; i < parallel; ++i)
         spawnJoined(workers, stageWorker(run));
     co_await joinAll(workers);

@@ -193,16 +193,16 @@ std::string ModelSql::rowDiff(const std::string &stage) const
                       + ") AS differs, reprint_o.reprint_dup AS old_dup, reprint_n.reprint_dup AS new_dup";
     for (std::size_t i = 0; i < diffs.size(); ++i)
         sql += ", " + diffs[i] + " AS d" + std::to_string(i);
-    sql += ", jsonb_build_object(" + join(keyJson, ", ") + ") AS key, "
-           "to_jsonb(reprint_o) - 'reprint_present' - 'reprint_dup' AS old_row, "
-           "to_jsonb(reprint_n) - 'reprint_present' - 'reprint_dup' AS new_row "
+    // The rows as records: turned into JSON only for the sample's few, not for every row.
+    sql += ", jsonb_build_object(" + join(keyJson, ", ") + ") AS key, reprint_o AS old_rec, reprint_n AS new_rec "
            "FROM reprint_o FULL JOIN reprint_n ON " + join(keyMatch, " AND ") + " AND reprint_o.reprint_dup = reprint_n.reprint_dup)\n"
            "SELECT count(*) FILTER (WHERE j.in_new AND j.in_old IS NULL) AS added, "
            "count(*) FILTER (WHERE j.in_old AND j.in_new IS NULL) AS removed, "
            "count(*) FILTER (WHERE j.in_old AND j.in_new AND j.differs) AS changed, "
            "(SELECT coalesce(jsonb_agg(x.r), '[]'::jsonb)::text FROM (SELECT jsonb_build_object('change', "
            "CASE WHEN j2.in_old IS NULL THEN 'added' WHEN j2.in_new IS NULL THEN 'removed' ELSE 'changed' END, "
-           "'key', j2.key, 'old', j2.old_row, 'new', j2.new_row) AS r FROM reprint_j AS j2 "
+           "'key', j2.key, 'old', to_jsonb(j2.old_rec) - 'reprint_present' - 'reprint_dup', "
+           "'new', to_jsonb(j2.new_rec) - 'reprint_present' - 'reprint_dup') AS r FROM reprint_j AS j2 "
            "WHERE j2.in_old IS NULL OR j2.in_new IS NULL OR j2.differs "
            "ORDER BY (j2.in_old AND j2.in_new) DESC NULLS LAST, j2.key::text LIMIT $3) AS x) AS sample, "
            "count(*) FILTER (WHERE j.old_dup > 1) AS old_repeats, count(*) FILTER (WHERE j.new_dup > 1) AS new_repeats";
