@@ -74,7 +74,7 @@ QList<RuleCheck> rulesOf(const backfill::Review &review, const backfill::ReviewF
     const int windowCount = int(std::count_if(review.partitions.begin(), review.partitions.end(),
                                               [](const backfill::PartitionReview &p) { return p.inScope; }));
     if (!facts) {
-        set(0, RuleMark::Pending, tr("%n partition(s) in the window.", windowCount));
+        set(0, RuleMark::Pending, windowCount == 1 ? tr("One partition in the window.") : tr("%n partitions in the window.", windowCount));
         for (int i = 1; i < 4; ++i)
             set(i, RuleMark::Pending, tr("Reading…"));
     } else {
@@ -92,7 +92,9 @@ QList<RuleCheck> rulesOf(const backfill::Review &review, const backfill::ReviewF
         const std::string &st = f.status;
         if (st == "staged")
             set(2, RuleMark::Good,
-                tr("Staged apart from the target; publish replaces the %n partition(s) in one transaction.", int(f.windowPartitions)));
+                f.windowPartitions == 1 ? tr("Staged apart from the target; publish replaces the partition in one transaction.")
+                                        : tr("Staged apart from the target; publish replaces the %n partitions in one transaction.",
+                                             int(f.windowPartitions)));
         else if (st == "published")
             set(2, RuleMark::Good, tr("Replaced in one transaction at %1; replaced rows archived.").arg(q(f.publishedAt)));
         else if (st == "undone")
@@ -125,7 +127,8 @@ QList<RuleCheck> rulesOf(const backfill::Review &review, const backfill::ReviewF
                                  .arg(!facts ? tr("…") : diffs.isEmpty() ? tr("none") : diffs.join(QStringLiteral(", ")));
     QString columns;
     for (const auto &u : review.unexpectedColumns)
-        columns += tr(" Unexpected: %L1 row(s) of %2 changed %3, which no measure covers.", int(u.rows)).arg(u.rows).arg(q(u.partition), q(u.column));
+        columns += (u.rows == 1 ? tr(" Unexpected: one row of %2 changed %3, which no measure covers.").arg(q(u.partition), q(u.column))
+                                : tr(" Unexpected: %L1 rows of %2 changed %3, which no measure covers.").arg(u.rows).arg(q(u.partition), q(u.column)));
     const bool unexpected = counts[2] > 0 || !review.unexpectedColumns.empty();
     const RuleMark validated = review.validation == "passed"   ? (unexpected ? RuleMark::Warn : RuleMark::Good)
                                : review.validation == "failed" ? RuleMark::Bad

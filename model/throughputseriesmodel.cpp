@@ -15,9 +15,9 @@ bool ThroughputSeriesModel::addSample(double elapsedSeconds, qint64 rowsStaged, 
         return false;
     // The rate over the trailing window: from the newest sample at least a window old (or
     // the run's start) to now.
-    double fromElapsed = 0;
-    qint64 fromRows = 0;
-    for (auto it = m_samples.rbegin(); it != m_samples.rend(); ++it) {
+    double fromElapsed = m_segment.elapsed;
+    qint64 fromRows = m_segment.rows;
+    for (auto it = m_samples.rbegin(); it != m_samples.rend() && it->elapsed >= m_segment.elapsed; ++it) {
         if (it->elapsed <= elapsedSeconds - kWindowSeconds) {
             fromElapsed = it->elapsed;
             fromRows = it->rows;
@@ -30,6 +30,12 @@ bool ThroughputSeriesModel::addSample(double elapsedSeconds, qint64 rowsStaged, 
     s.rows = rowsStaged;
     s.done = partitionsDone;
     s.rate = span > 0 ? std::max(0.0, double(rowsStaged - fromRows) / span) : 0;
+    append(s);
+    return true;
+}
+
+void ThroughputSeriesModel::append(const Sample &s)
+{
     const int row = int(m_samples.size());
     beginInsertRows({}, row, row);
     m_samples.push_back(s);
@@ -37,7 +43,33 @@ bool ThroughputSeriesModel::addSample(double elapsedSeconds, qint64 rowsStaged, 
     endInsertRows();
     if (m_samples.size() % kRowsPerSpacing == 0)
         m_spacing *= 2;
-    return true;
+}
+
+void ThroughputSeriesModel::beginSegment(double elapsedSeconds, qint64 rowsStaged, int partitionsDone)
+{
+    if (!m_samples.empty()) {
+        const Sample last = m_samples.back();
+        elapsedSeconds = std::max(elapsedSeconds, last.elapsed);
+        m_closedSeconds += std::max(0.0, last.elapsed - m_segment.elapsed);
+        m_closedRows += std::max<qint64>(0, last.rows - m_segment.rows);
+        if (last.rate > 0) {
+            append({last.elapsed, last.rows, last.done, 0});
+            if (elapsedSeconds > last.elapsed)
+                append({elapsedSeconds, rowsStaged, partitionsDone, 0});
+        }
+    }
+    m_segment = {elapsedSeconds, rowsStaged, partitionsDone, 0};
+}
+
+double ThroughputSeriesModel::averageRate() const
+{
+    double seconds = m_closedSeconds;
+    qint64 rows = m_closedRows;
+    if (!m_samples.empty() && m_samples.back().elapsed >= m_segment.elapsed) {
+        seconds += m_samples.back().elapsed - m_segment.elapsed;
+        rows += std::max<qint64>(0, m_samples.back().rows - m_segment.rows);
+    }
+    return seconds > 0 ? double(rows) / seconds : 0;
 }
 
 void ThroughputSeriesModel::clear()
@@ -46,6 +78,9 @@ void ThroughputSeriesModel::clear()
     m_samples.clear();
     m_spacing = kInitialSpacing;
     m_maxRate = 0;
+    m_segment = {};
+    m_closedSeconds = 0;
+    m_closedRows = 0;
     endResetModel();
 }
 

@@ -9,6 +9,11 @@
 // and the spacing doubles each time the series grows by kRowsPerSpacing rows, so an
 // hour-long run stays a few thousand points. clear() resets (another backfill).
 //
+// Work comes in segments: a run, and each resume after an idle gap (or the moment a run
+// already under way was first seen). beginSegment() starts one: no rate reaches back
+// across its start, the chart drops to 0 over the gap, and averageRate() counts only the
+// time inside segments.
+//
 // The model holds values only. Thread affinity: GUI thread.
 
 #include <QAbstractTableModel>
@@ -32,6 +37,12 @@ public:
     // `partitionsDone` so far. Returns false when it was dropped.
     bool addSample(double elapsedSeconds, qint64 rowsStaged, int partitionsDone);
     void clear();
+    // Starts a segment at `elapsedSeconds` (not before the last sample) with the figures
+    // so far. After samples with a rate, appends two at rate 0: at the last sample and at
+    // the segment's start.
+    void beginSegment(double elapsedSeconds, qint64 rowsStaged, int partitionsDone);
+    // Rows staged per second over the time inside segments (0 before two samples).
+    double averageRate() const;
 
     double lastElapsed() const { return m_samples.empty() ? 0 : m_samples.back().elapsed; }
     double lastRate() const { return m_samples.empty() ? 0 : m_samples.back().rate; }
@@ -50,7 +61,11 @@ private:
         int done = 0;
         double rate = 0;
     };
+    void append(const Sample &s);
     std::vector<Sample> m_samples;
+    Sample m_segment;             // where the current segment started (elapsed, rows)
+    double m_closedSeconds = 0;   // time inside the segments before it
+    qint64 m_closedRows = 0;      // and the rows they staged
     double m_spacing = kInitialSpacing;
     double m_maxRate = 0;
 };

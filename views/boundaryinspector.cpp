@@ -17,7 +17,11 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
+#include <QDateTime>
+#include <QTimeZone>
 #include <QVBoxLayout>
+
+#include <cstdlib>
 
 namespace reprint::views {
 
@@ -34,6 +38,36 @@ QLabel *countLabel(QWidget *parent, const QColor &colour)
     p.setColor(QPalette::WindowText, colour);
     label->setPalette(p);
     return label;
+}
+
+bool isUtc(const QString &zone)
+{
+    const QTimeZone z(zone.toUtf8());
+    return z.isValid() && !z.hasTransitions() && z.offsetFromUtc(QDateTime::currentDateTimeUtc()) == 0;
+}
+
+// "2026-03-09T00:00:00+01:00" as "2026-03-09 00:00 +01:00"; in UTC, with "UTC".
+QString edgeText(const QDateTime &t, bool utc)
+{
+    if (utc)
+        return t.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm")) + QStringLiteral(" UTC");
+    const int offset = t.offsetFromUtc();
+    return t.toString(QStringLiteral("yyyy-MM-dd HH:mm ")) + (offset < 0 ? QLatin1Char('-') : QLatin1Char('+'))
+           + QTime(0, 0).addSecs(std::abs(offset)).toString(QStringLiteral("HH:mm"));
+}
+
+// Which zone the partition's edges are in, and where they lie.
+QString zoneNote(const QString &partition, const QString &zone, const QString &startText, const QString &endText)
+{
+    const QDateTime start = QDateTime::fromString(startText, Qt::ISODate);
+    const QDateTime end = QDateTime::fromString(endText, Qt::ISODate);
+    if (!start.isValid() || !end.isValid())
+        return QObject::tr("Partition edges are in %1, the model's timezone.").arg(zone);
+    if (isUtc(zone))
+        return QObject::tr("Partition edges are in UTC, the model's timezone: %1 runs from %2 to %3.")
+            .arg(partition, edgeText(start, true), edgeText(end, true));
+    return QObject::tr("Partition edges are in %1, the model's timezone: %2 runs from %3 to %4, that is %5 to %6.")
+        .arg(zone, partition, edgeText(start, false), edgeText(end, false), edgeText(start, true), edgeText(end, true));
 }
 
 QString keyText(const QString &json)
@@ -139,6 +173,11 @@ BoundaryInspector::BoundaryInspector(model::EngineClient *engine, model::ReviewF
     m_edgeNote->setForegroundRole(QPalette::PlaceholderText);
     edgeBar->addWidget(m_edgeNote, 1);
     edgeLayout->addLayout(edgeBar);
+    m_zoneNote = new QLabel(edgeBox);
+    m_zoneNote->setObjectName(QStringLiteral("edgeZone"));
+    m_zoneNote->setWordWrap(true);
+    m_zoneNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    edgeLayout->addWidget(m_zoneNote);
     m_edgeTable = new QTableWidget(0, 6, edgeBox);
     m_edgeTable->setObjectName(QStringLiteral("edgeRows"));
     m_edgeTable->verticalHeader()->hide();
@@ -150,7 +189,11 @@ BoundaryInspector::BoundaryInspector(model::EngineClient *engine, model::ReviewF
     edgeLayout->addWidget(m_edgeTable);
     split->addWidget(diffRow);
     split->addWidget(edgeBox);
-    split->setSizes({340, 260});
+    // Both panes take their share of a taller window; the handle moves the line between them.
+    split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    split->setSizes({300, 300});
     layout->addWidget(split, 1);
 
     connect(m_partitionBox, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -215,9 +258,13 @@ BoundaryInspector::BoundaryInspector(model::EngineClient *engine, model::ReviewF
             return;
         m_edgeToken = 0;
         const QString tz = QString::fromStdString(e.timezone);
-        m_edgeTable->setHorizontalHeaderLabels({tr("Key"), tr("%1 (UTC)").arg(QString::fromStdString(e.instantColumn)),
-                                                tr("%1 (%2)").arg(QString::fromStdString(e.instantColumn), tz),
+        const QString column = QString::fromStdString(e.instantColumn);
+        // The model's zone gets a column of its own only when it is not UTC.
+        const bool utcModel = isUtc(tz);
+        m_edgeTable->setHorizontalHeaderLabels({tr("Key"), tr("%1 (UTC)").arg(column), tr("%1 (%2)").arg(column, tz),
                                                 tr("Filed in, before"), tr("Filed in, after"), tr("Edge")});
+        m_edgeTable->setColumnHidden(2, utcModel);
+        m_zoneNote->setText(zoneNote(partition(), tz, QString::fromStdString(e.partitionStart), QString::fromStdString(e.partitionEnd)));
         m_edgeTable->setRowCount(0);
         int moved = 0;
         for (const auto &r : e.rows) {

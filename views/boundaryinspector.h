@@ -2,8 +2,9 @@
 // The boundary inspector: the row-level diff of a partition by key (added, removed and
 // changed counts, changes per column, and sample rows with old and new values side by
 // side, changed cells highlighted, loaded in batches), and the edge view (rows within N
-// minutes of the partition's edges, their instant in UTC and in the model's timezone,
-// and the partition they are filed in before and after the backfill).
+// minutes of the partition's edges, their instant in UTC (and in the model's timezone
+// when it is not UTC), which zone the edges are in, and the partition they are filed in
+// before and after the backfill).
 //
 // It opens on the boundary partitions of a review: the first and last of the window and
 // the partition just outside each end. Outside partitions have no row diff (they are not
@@ -82,6 +83,7 @@ private:
     QLabel *m_loadedLabel = nullptr;
     QSpinBox *m_minutes = nullptr;
     QLabel *m_edgeNote = nullptr;
+    QLabel *m_zoneNote = nullptr;  // which zone the partition's edges are in
     QTableWidget *m_edgeTable = nullptr;
 };
 

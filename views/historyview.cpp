@@ -120,7 +120,7 @@ HistoryView::HistoryView(model::EngineClient *engine, QWidget *parent)
         m_table->resizeColumnsToContents();
         for (int c = 0; c < m_model->columnCount(); ++c)
             m_table->setColumnWidth(c, std::min(m_table->columnWidth(c) + 16, 320));
-        m_note->setText(tr("%n backfill(s)", nullptr, int(only.size())));
+        m_note->setText(only.size() == 1 ? tr("One backfill") : tr("%n backfills", nullptr, int(only.size())));
         Q_EMIT historyLoaded(int(only.size()));
     });
     connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {

@@ -17,7 +17,8 @@
 #include <QChart>
 #include <QChartView>
 #include <QClipboard>
-#include <QComboBox>
+#include <QEvent>
+#include <QScrollBar>
 #include <QDateTime>
 #include <QFileDialog>
 #include <QDateTimeAxis>
@@ -115,6 +116,125 @@ bool isDrift(const model::DatabaseError &e)
 {
     return e.kind == QLatin1String("drift");
 }
+
+// The locale's numbers with thousands separators, even where it would omit them (C).
+QLocale groupedLocale()
+{
+    QLocale l;
+    l.setNumberOptions(l.numberOptions() & ~QLocale::OmitGroupSeparator);
+    return l;
+}
+
+// A table whose first `frozen` columns stay put while the others scroll sideways: a second
+// view over the same model and selection, laid over the left edge, as Qt's Frozen Column
+// example does. Sorting, double clicks and row heights follow the table.
+class FrozenColumnsView : public QTableView {
+public:
+    FrozenColumnsView(int frozen, QWidget *parent)
+        : QTableView(parent)
+        , m_count(frozen)
+        , m_frozen(new QTableView(this))
+    {
+        m_frozen->setObjectName(QStringLiteral("frozenColumns"));
+        m_frozen->setFocusPolicy(Qt::NoFocus);
+        m_frozen->verticalHeader()->hide();
+        m_frozen->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        m_frozen->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        m_frozen->setFrameShape(QFrame::NoFrame);
+        m_frozen->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        m_frozen->setSelectionMode(QAbstractItemView::ExtendedSelection);
+        m_frozen->setWordWrap(false);
+        m_frozen->horizontalHeader()->setHighlightSections(false);
+        m_frozen->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+        m_frozen->horizontalHeader()->setSortIndicatorShown(true);
+        m_frozen->horizontalHeader()->setSectionsClickable(true);
+        setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+        viewport()->stackUnder(m_frozen);
+        connect(horizontalHeader(), &QHeaderView::sectionResized, this, [this](int section, int, int size) {
+            if (section < m_count) {
+                m_frozen->setColumnWidth(section, size);
+                place();
+            }
+        });
+        connect(verticalHeader(), &QHeaderView::sectionResized, this, [this](int row, int, int size) { m_frozen->setRowHeight(row, size); });
+        connect(verticalScrollBar(), &QAbstractSlider::valueChanged, m_frozen->verticalScrollBar(), &QAbstractSlider::setValue);
+        connect(m_frozen->verticalScrollBar(), &QAbstractSlider::valueChanged, verticalScrollBar(), &QAbstractSlider::setValue);
+        connect(horizontalHeader(), &QHeaderView::sortIndicatorChanged, m_frozen->horizontalHeader(), &QHeaderView::setSortIndicator);
+        connect(m_frozen->horizontalHeader(), &QHeaderView::sectionClicked, this, [this](int section) {
+            const QHeaderView *h = horizontalHeader();
+            sortByColumn(section, h->sortIndicatorSection() == section && h->sortIndicatorOrder() == Qt::AscendingOrder
+                                      ? Qt::DescendingOrder
+                                      : Qt::AscendingOrder);
+        });
+        connect(m_frozen, &QTableView::doubleClicked, this, &QTableView::doubleClicked);
+    }
+
+    void setModel(QAbstractItemModel *model) override
+    {
+        QTableView::setModel(model);
+        m_frozen->setModel(model);
+        m_frozen->setSelectionModel(selectionModel());
+        connect(model, &QAbstractItemModel::modelReset, this, [this] { syncColumns(); });
+        connect(model, &QAbstractItemModel::layoutChanged, this, [this] { syncColumns(); });
+        syncColumns();
+    }
+
+    int frozenWidth() const
+    {
+        int w = 0;
+        for (int c = 0; c < m_count; ++c)
+            w += isColumnHidden(c) ? 0 : columnWidth(c);
+        return w;
+    }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override
+    {
+        QTableView::resizeEvent(event);
+        place();
+    }
+    void updateGeometries() override
+    {
+        QTableView::updateGeometries();
+        place();
+    }
+    void scrollTo(const QModelIndex &index, ScrollHint hint) override
+    {
+        if (index.column() >= m_count)
+            QTableView::scrollTo(index, hint);
+    }
+    QModelIndex moveCursor(CursorAction action, Qt::KeyboardModifiers modifiers) override
+    {
+        const QModelIndex current = QTableView::moveCursor(action, modifiers);
+        const int x = visualRect(current).x();
+        if (action == MoveLeft && current.column() >= m_count && x < frozenWidth())
+            horizontalScrollBar()->setValue(horizontalScrollBar()->value() + x - frozenWidth());
+        return current;
+    }
+
+private:
+    void syncColumns()
+    {
+        if (!model())
+            return;
+        m_frozen->verticalHeader()->setDefaultSectionSize(verticalHeader()->defaultSectionSize());
+        for (int c = 0; c < model()->columnCount(); ++c) {
+            m_frozen->setColumnHidden(c, c >= m_count);
+            if (c < m_count)
+                m_frozen->setColumnWidth(c, columnWidth(c));
+        }
+        place();
+    }
+    void place()
+    {
+        m_frozen->horizontalHeader()->setFixedHeight(horizontalHeader()->height());
+        m_frozen->setGeometry(verticalHeader()->width() + frameWidth(), frameWidth(), frozenWidth(),
+                              viewport()->height() + horizontalHeader()->height());
+    }
+
+    int m_count;
+    QTableView *m_frozen;
+};
 
 } // namespace
 
@@ -470,7 +590,9 @@ QWidget *ReviewScreen::buildTotalsPage()
     });
     bar->addSpacing(12);
     m_measuresButton = new QToolButton(page);
+    m_measuresButton->setObjectName(QStringLiteral("measuresButton"));
     m_measuresButton->setText(tr("Measures"));
+    m_measuresButton->setToolTip(tr("Choose the measures whose old, new, delta, source and verdict columns are shown side by side."));
     m_measuresButton->setPopupMode(QToolButton::InstantPopup);
     m_measuresButton->setMenu(new QMenu(m_measuresButton));
     bar->addWidget(m_measuresButton);
@@ -486,19 +608,17 @@ QWidget *ReviewScreen::buildTotalsPage()
     m_rowsNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(m_rowsNote);
     bar->addStretch(1);
-    bar->addWidget(new QLabel(tr("Chart:"), page));
-    m_chartMeasureBox = new QComboBox(page);
-    m_chartMeasureBox->setObjectName(QStringLiteral("chartMeasure"));
-    m_chartMeasureBox->setMinimumContentsLength(10);
-    bar->addWidget(m_chartMeasureBox);
-    connect(m_chartMeasureBox, &QComboBox::currentTextChanged, this, [this](const QString &m) {
-        if (!m.isEmpty())
-            setChartMeasure(m);
-    });
+    m_chartButton = new QToolButton(page);
+    m_chartButton->setObjectName(QStringLiteral("chartMeasures"));
+    m_chartButton->setPopupMode(QToolButton::InstantPopup);
+    m_chartButton->setMenu(new QMenu(m_chartButton));
+    m_chartButton->setToolTip(tr("Choose the measures charted: one chart each, side by side."));
+    bar->addWidget(m_chartButton);
     layout->addLayout(bar);
 
     auto *split = new QSplitter(Qt::Vertical, page);
-    m_table = new QTableView(split);
+    m_table = new FrozenColumnsView(ReviewModel::kFixedColumns, split);
+    m_table->installEventFilter(this);
     m_table->setObjectName(QStringLiteral("totalsTable"));
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
@@ -519,7 +639,7 @@ QWidget *ReviewScreen::buildTotalsPage()
     split->addWidget(m_table);
 
     buildChart();
-    split->addWidget(m_chartView);
+    split->addWidget(m_chartArea);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
@@ -528,38 +648,75 @@ QWidget *ReviewScreen::buildTotalsPage()
 
 void ReviewScreen::buildChart()
 {
-    auto *chart = new QChart;
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->setMargins(QMargins(4, 4, 4, 4));
-    chart->legend()->setAlignment(Qt::AlignRight);
-    chart->setBackgroundRoundness(0);
-    m_chartView = new QChartView(chart);
-    m_chartView->setObjectName(QStringLiteral("reviewChart"));
-    m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(200);
+    m_chartArea = new QWidget;
+    m_chartArea->setObjectName(QStringLiteral("reviewChart"));
+    m_chartArea->setMinimumHeight(200);
+    auto *row = new QHBoxLayout(m_chartArea);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->setSpacing(4);
 }
 
 void ReviewScreen::setChartMeasure(const QString &measure)
 {
-    m_chartMeasure = measure;
-    if (m_chartMeasureBox->currentText() != measure) {
-        const QSignalBlocker block(m_chartMeasureBox);
-        m_chartMeasureBox->setCurrentText(measure);
+    setChartMeasures({measure});
+}
+
+void ReviewScreen::setChartMeasures(const QStringList &measures)
+{
+    QStringList chosen;
+    for (const QString &m : m_model->measures())
+        if (measures.contains(m))
+            chosen << m;
+    if (chosen.isEmpty() && !m_model->measures().isEmpty())
+        chosen << (m_model->measures().size() > 1 ? m_model->measures().at(1) : m_model->measures().constFirst());
+    m_chartMeasures = chosen;
+    for (QAction *a : m_chartButton->menu()->actions()) {
+        const QSignalBlocker block(a);
+        a->setChecked(chosen.contains(a->text()));
+        a->setEnabled(!(chosen.size() == 1 && chosen.contains(a->text())));
     }
+    m_chartButton->setText(tr("Chart: %1").arg(chosen.isEmpty() ? tr("none") : chosen.join(QStringLiteral(", "))));
     updateChart();
 }
 
 void ReviewScreen::updateChart()
 {
-    QChart *chart = m_chartView->chart();
-    chart->removeAllSeries();
-    for (QAbstractAxis *a : chart->axes())
-        chart->removeAxis(a);
-    const int measure = int(m_model->measures().indexOf(m_chartMeasure));
+    for (QChartView *v : std::as_const(m_chartViews))
+        delete v;
+    m_chartViews.clear();
+    const QStringList measures = m_model->measures();
+    for (int i = 0; i < m_chartMeasures.size(); ++i) {
+        auto *chart = new QChart;
+        chart->setAnimationOptions(QChart::NoAnimation);
+        chart->setMargins(QMargins(4, 4, 4, 4));
+        chart->setBackgroundRoundness(0);
+        chart->setLocalizeNumbers(true);
+        chart->setLocale(groupedLocale());
+        auto *view = new QChartView(chart, m_chartArea);
+        view->setObjectName(QStringLiteral("reviewChart_%1").arg(m_chartMeasures.at(i)));
+        view->setRenderHint(QPainter::Antialiasing);
+        view->setMinimumWidth(160);
+        // Equal shares of the width, whatever size the chart's scene had before.
+        view->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
+        fillChart(chart, int(measures.indexOf(m_chartMeasures.at(i))), i == m_chartMeasures.size() - 1);
+        static_cast<QHBoxLayout *>(m_chartArea->layout())->addWidget(view, 1);
+        view->show();
+        m_chartViews << view;
+    }
+}
+
+// One measure's old, new and source per partition, the window shaded; the legend on the
+// last chart only.
+void ReviewScreen::fillChart(QChart *chart, int measure, bool legend)
+{
     const int n = m_model->partitionCount();
     const QPalette pal = palette();
+    const QString measureName = m_model->measures().value(measure);
     chart->setBackgroundBrush(pal.color(QPalette::Base));
     chart->setPlotAreaBackgroundVisible(false);
+    // Beside a lone chart; above the last of several, so that their plots are as wide.
+    chart->legend()->setAlignment(m_chartMeasures.size() > 1 ? Qt::AlignTop : Qt::AlignRight);
+    chart->legend()->setVisible(legend);
     chart->legend()->setLabelColor(pal.color(QPalette::Text));
     chart->setTitleBrush(pal.color(QPalette::Text));
     if (measure < 0 || n == 0)
@@ -606,17 +763,29 @@ void ReviewScreen::updateChart()
 
     auto *axisX = new QDateTimeAxis;
     axisX->setFormat(QStringLiteral("MMM d"));
-    axisX->setTickCount(std::min(n, 12) + 2);
+    // Ticks on whole partitions: the range is n + 1 steps; narrower charts (several side by
+    // side) get fewer.
+    const int limit = m_chartMeasures.size() > 1 ? 5 : 13;
+    int intervals = std::min(limit, n + 1);
+    for (int d = intervals; d > 1; --d)
+        if ((n + 1) % d == 0) {
+            intervals = d;
+            break;
+        }
+    axisX->setTickCount(intervals + 1);
     axisX->setRange(QDateTime::fromMSecsSinceEpoch(minX - step), QDateTime::fromMSecsSinceEpoch(maxX + step));
     axisX->setLabelsColor(pal.color(QPalette::Text));
     axisX->setGridLineColor(pal.color(QPalette::Mid));
     auto *axisY = new QValueAxis;
     axisY->setRange(lowY, highY);
     axisY->applyNiceNumbers();
-    axisY->setLabelFormat(QStringLiteral("%.0f"));
+    // As many decimals as the ticks' spacing needs (a flat count of 1 is not "1 1 1 1").
+    const double spacing = (axisY->max() - axisY->min()) / std::max(1, axisY->tickCount() - 1);
+    const int decimals = spacing > 0 ? std::clamp(int(-std::floor(std::log10(spacing))), 0, 6) : 0;
+    axisY->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
     axisY->setLabelsColor(pal.color(QPalette::Text));
     axisY->setGridLineColor(pal.color(QPalette::Mid));
-    axisY->setTitleText(m_chartMeasure);
+    axisY->setTitleText(measureName);
     axisY->setTitleBrush(pal.color(QPalette::Text));
     chart->addAxis(axisX, Qt::AlignBottom);
     chart->addAxis(axisY, Qt::AlignLeft);
@@ -664,6 +833,132 @@ void ReviewScreen::updateChart()
     mapped(sourceSeries, Field::Source);
 }
 
+void ReviewScreen::rebuildMeasureMenus()
+{
+    const QStringList measures = m_model->measures();
+    QMenu *menu = m_measuresButton->menu();
+    menu->clear();
+    for (const QString &m : measures) {
+        QAction *a = menu->addAction(m);
+        a->setCheckable(true);
+        connect(a, &QAction::toggled, this, [this, m](bool on) {
+            QStringList shown = m_shownMeasures;
+            if (on)
+                shown << m;
+            else
+                shown.removeAll(m);
+            setShownMeasures(shown);
+        });
+    }
+    menu->addSeparator();
+    connect(menu->addAction(tr("All measures")), &QAction::triggered, this, [this] { setShownMeasures(m_model->measures()); });
+    connect(menu->addAction(tr("As many as fit the width")), &QAction::triggered, this, [this] { setShownMeasures({}); });
+
+    QMenu *charts = m_chartButton->menu();
+    charts->clear();
+    for (const QString &m : measures) {
+        QAction *a = charts->addAction(m);
+        a->setCheckable(true);
+        connect(a, &QAction::toggled, this, [this, m](bool on) {
+            QStringList chosen = m_chartMeasures;
+            if (on)
+                chosen << m;
+            else
+                chosen.removeAll(m);
+            setChartMeasures(chosen);
+        });
+    }
+}
+
+QStringList ReviewScreen::shownMeasures() const
+{
+    return m_shownMeasures;
+}
+
+void ReviewScreen::setShownMeasures(const QStringList &measures)
+{
+    bool any = false;
+    for (const QString &m : measures)
+        any = any || m_model->measures().contains(m);
+    m_measuresChosen = any;
+    applyShownMeasures(any ? measures : measuresThatFit());
+}
+
+void ReviewScreen::applyShownMeasures(const QStringList &wanted)
+{
+    const QStringList measures = m_model->measures();
+    QStringList shown;
+    for (const QString &m : measures)
+        if (wanted.contains(m))
+            shown << m;
+    if (shown.isEmpty() && !measures.isEmpty())
+        shown << measures.constFirst();
+    m_shownMeasures = shown;
+    for (int i = 0; i < measures.size(); ++i)
+        for (int f = 0; f < ReviewModel::kFieldsPerMeasure; ++f)
+            m_table->setColumnHidden(m_model->columnFor(i, Field(f)), !shown.contains(measures.at(i)));
+    for (QAction *a : m_measuresButton->menu()->actions()) {
+        if (!a->isCheckable())
+            continue;
+        const QSignalBlocker block(a);
+        a->setChecked(shown.contains(a->text()));
+        a->setEnabled(!(shown.size() == 1 && shown.contains(a->text())));  // one stays
+    }
+    m_measuresButton->setText(shown.size() == measures.size() ? tr("Measures: all %1").arg(measures.size())
+                                                              : tr("Measures: %1 of %2").arg(shown.size()).arg(measures.size()));
+}
+
+QStringList ReviewScreen::measuresThatFit() const
+{
+    const QStringList measures = m_model->measures();
+    const int available = m_table->viewport()->width();
+    // A hidden column's width is 0: measure with the widths the columns had when shown.
+    auto width = [this](int column) { return column < int(m_columnWidths.size()) ? m_columnWidths[column] : m_table->columnWidth(column); };
+    auto widthOf = [&](int i) {
+        int w = 0;
+        for (int f = 0; f < ReviewModel::kFieldsPerMeasure; ++f)
+            w += width(m_model->columnFor(i, Field(f)));
+        return w;
+    };
+    int total = width(0) + width(1);
+    for (int i = 0; i < measures.size(); ++i)
+        total += widthOf(i);
+    if (total <= available)
+        return measures;
+    // Those with problems first, then those that changed most in the window, in order.
+    std::vector<std::pair<int, int>> weight(measures.size());  // problems, changes
+    for (int r = 0; r < m_model->partitionCount(); ++r)
+        for (int i = 0; i < measures.size(); ++i) {
+            const auto v = Verdict(m_model->index(r, m_model->columnFor(i, Field::Verdict)).data(ReviewModel::VerdictRole).toInt());
+            weight[i].first += v == Verdict::MismatchSource || v == Verdict::Unexpected;
+            weight[i].second += v != Verdict::Unchanged;
+        }
+    std::vector<int> order(measures.size());
+    for (int i = 0; i < int(order.size()); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return weight[a] > weight[b]; });
+    QStringList out;
+    int used = width(0) + width(1);
+    for (int i : order) {
+        if (!out.isEmpty() && used + widthOf(i) > available)
+            continue;
+        used += widthOf(i);
+        out << measures.at(i);
+    }
+    return out;
+}
+
+bool ReviewScreen::eventFilter(QObject *watched, QEvent *event)
+{
+    // After the table has laid out its viewport at the new size.
+    if (watched == m_table && event->type() == QEvent::Resize)
+        QMetaObject::invokeMethod(this, [this] {
+            if (!m_measuresChosen && m_model->partitionCount() > 0)
+                applyShownMeasures(measuresThatFit());
+        }, Qt::QueuedConnection);
+    return QWidget::eventFilter(watched, event);
+}
+
 void ReviewScreen::openBackfill(qint64 id)
 {
     if (id != m_id)
@@ -696,31 +991,22 @@ void ReviewScreen::reviewArrived(const backfill::Review &review)
     m_table->sortByColumn(m_table->horizontalHeader()->sortIndicatorSection(), m_table->horizontalHeader()->sortIndicatorOrder());
 
     const QStringList measures = m_model->measures();
-    QMenu *menu = m_measuresButton->menu();
-    menu->clear();
-    for (int i = 0; i < measures.size(); ++i) {
-        QAction *a = menu->addAction(measures.at(i));
-        a->setCheckable(true);
-        a->setChecked(!m_table->isColumnHidden(m_model->columnFor(i, Field::Old)));
-        connect(a, &QAction::toggled, this, [this, i](bool on) {
-            for (int f = 0; f < ReviewModel::kFieldsPerMeasure; ++f)
-                m_table->setColumnHidden(m_model->columnFor(i, Field(f)), !on);
-        });
+    if (q(review.model) != m_measuresModel) {
+        m_measuresModel = q(review.model);
+        m_measuresChosen = false;
     }
-    m_table->resizeColumnsToContents();
     for (int c = 0; c < m_model->columnCount(); ++c)
+        m_table->setColumnHidden(c, false);
+    m_table->resizeColumnsToContents();
+    m_columnWidths.clear();
+    for (int c = 0; c < m_model->columnCount(); ++c) {
         m_table->setColumnWidth(c, m_table->columnWidth(c) + 10);
-    m_rowsNote->setText(tr("%n of %1 partitions shown", nullptr, m_proxy->rowCount() - 1).arg(m_model->partitionCount()));
-
-    {
-        const QSignalBlocker block(m_chartMeasureBox);
-        m_chartMeasureBox->clear();
-        m_chartMeasureBox->addItems(measures);
+        m_columnWidths.push_back(m_table->columnWidth(c));
     }
-    QString chartMeasure = measures.contains(m_chartMeasure) ? m_chartMeasure : QString();
-    if (chartMeasure.isEmpty())
-        chartMeasure = measures.size() > 1 ? measures.at(1) : measures.value(0);
-    setChartMeasure(chartMeasure);
+    rebuildMeasureMenus();
+    applyShownMeasures(m_measuresChosen ? m_shownMeasures : measuresThatFit());
+    m_rowsNote->setText(tr("%n of %1 partitions shown", nullptr, m_proxy->rowCount() - 1).arg(m_model->partitionCount()));
+    setChartMeasures(m_chartMeasures);
 
     if (!sameBackfill || m_inspector->partitions().isEmpty())
         m_inspector->setReview(review);

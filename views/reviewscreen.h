@@ -1,6 +1,9 @@
 #pragma once
 // The review screen of one backfill: the old/new totals table (filters, sorting, copy as
-// TSV, measure columns), the chart of the chosen measure fed by the same model, the five
+// TSV; the partition and where columns stay put while the measures scroll sideways; the
+// measures shown side by side are the user's choice, all of them by default when they fit
+// the width, else those that changed most), a chart per chosen measure fed by the same
+// model, the five
 // rules with their evidence, and the actions: Approve & publish (validation passed, claim
 // held, a note), Override (validation failed: a typed reason and a second confirmation),
 // Undo (published, archive kept: with confirmation). Beside it, in tabs, the boundary
@@ -20,10 +23,12 @@
 #include <QSet>
 #include <QWidget>
 
+#include <vector>
+
 class QTabBar;
 class QButtonGroup;
+class QChart;
 class QChartView;
-class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -87,7 +92,18 @@ public:
     // Copies the selected cells (else the whole table) as TSV to the clipboard, and
     // returns the text.
     QString copySelection();
+    // The measures whose columns the table shows, in the review's order. Setting them is
+    // the user's choice (kept for the model's later backfills); an empty list, or one with
+    // no measure of the review, goes back to as many as fit the width.
+    QStringList shownMeasures() const;
+    void setShownMeasures(const QStringList &measures);
+    QToolButton *measuresButton() const { return m_measuresButton; }
+    // The measures charted, one chart each, side by side (at least one).
     void setChartMeasure(const QString &measure);
+    void setChartMeasures(const QStringList &measures);
+    QStringList chartMeasures() const { return m_chartMeasures; }
+    QList<QChartView *> chartViews() const { return m_chartViews; }
+    QToolButton *chartButton() const { return m_chartButton; }
     // Writes the review packet of the open backfill to `path` (.html, .pdf or .csv): its
     // data is read off the GUI thread, then written; exported() or actionFailed() answers.
     void exportReview(const QString &path);
@@ -105,6 +121,9 @@ Q_SIGNALS:
     void revalidated(qint64 oldId, qint64 newId);
     void exported(qint64 id, const QString &path);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void buildUi();
     QWidget *buildTotalsPage();
@@ -114,6 +133,11 @@ private:
     void updateRules();
     void updateActions();
     void updateChart();
+    void fillChart(QChart *chart, int measure, bool legend);
+    void rebuildMeasureMenus();
+    void applyShownMeasures(const QStringList &measures);
+    // As many measures as fit the table's width: those with problems or changes first.
+    QStringList measuresThatFit() const;
     void approveClicked(bool overriding);
     void confirmOverride(const QString &note, const QString &reason);
     void startPublish(const QString &note, const QString &reason);
@@ -145,7 +169,11 @@ private:
     bool m_revalidateAfterAbandon = false;  // the abandon is a re-validate's first step
     qint64 m_openedAtMs = 0;
     qint64 m_loadMs = -1;
-    QString m_chartMeasure;
+    QStringList m_chartMeasures;
+    QStringList m_shownMeasures;
+    bool m_measuresChosen = false;  // the user picked the table's measures (for m_measuresModel)
+    QString m_measuresModel;
+    std::vector<int> m_columnWidths;  // the table's columns as sized to their contents
 
     QLabel *m_title = nullptr;
     QLabel *m_subtitle = nullptr;
@@ -159,10 +187,11 @@ private:
     QTabWidget *m_tabs = nullptr;
     QButtonGroup *m_filterGroup = nullptr;
     QToolButton *m_measuresButton = nullptr;
-    QComboBox *m_chartMeasureBox = nullptr;
+    QToolButton *m_chartButton = nullptr;
     QLabel *m_rowsNote = nullptr;
     QTableView *m_table = nullptr;
-    QChartView *m_chartView = nullptr;
+    QWidget *m_chartArea = nullptr;
+    QList<QChartView *> m_chartViews;
     BoundaryInspector *m_inspector = nullptr;
     HistoryView *m_history = nullptr;
     QLabel *m_actionNote = nullptr;

@@ -102,6 +102,15 @@ QString localTime(const QDateTime &dt)
     return dt.toLocalTime().toString(QStringLiteral("HH:mm:ss"));
 }
 
+// No partition of `s` is queued or staging any more (or the backfill is no longer running).
+bool allPartitionsDone(const reprint::backfill::BackfillProgress &s)
+{
+    if (s.backfill.status != "planned" && s.backfill.status != "staging")
+        return true;
+    return !s.partitions.empty()
+           && std::all_of(s.partitions.begin(), s.partitions.end(), [](const auto &p) { return p.state == "staged" || p.state == "failed"; });
+}
+
 double niceCeiling(double v)
 {
     if (v <= 0)
@@ -405,6 +414,11 @@ QWidget *RunScreen::buildRunPage()
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_chart->setAnimationOptions(QChart::NoAnimation);
+    // Axis labels in the locale's numbers, with thousands separators (800,000 rows/s).
+    QLocale grouped;
+    grouped.setNumberOptions(grouped.numberOptions() & ~QLocale::OmitGroupSeparator);
+    m_chart->setLocalizeNumbers(true);
+    m_chart->setLocale(grouped);
     m_rateSeries = new QLineSeries(m_chart);
     m_rateSeries->setName(tr("rows/s"));
     m_doneSeries = new QLineSeries(m_chart);
@@ -571,9 +585,23 @@ void RunScreen::changeEvent(QEvent *event)
 
 void RunScreen::updateAxes()
 {
-    // Nice ceilings of 10 and more divide by 5: six ticks land on whole numbers.
-    m_axisX->setRange(0, std::max(10.0, niceCeiling(m_series->lastElapsed() * 1.05)));
-    m_axisX->setTickCount(6);
+    // The run's own length, to a nice ceiling, in ticks of 1, 2 or 5 times a power of ten
+    // seconds (a 2 s run: 0 to 2.5 s by 0.5 s).
+    const double span = niceCeiling(std::max(0.5, m_series->lastElapsed() * 1.05));
+    double interval = span;
+    for (double step : {1.0, 2.0, 5.0}) {
+        const double candidate = step * std::pow(10.0, std::floor(std::log10(span / 5)));
+        if (span / candidate <= 5.0001) {
+            interval = candidate;
+            break;
+        }
+        interval = candidate * 2;
+    }
+    m_axisX->setRange(0, span);
+    m_axisX->setTickType(QValueAxis::TicksDynamic);
+    m_axisX->setTickAnchor(0);
+    m_axisX->setTickInterval(interval);
+    m_axisX->setLabelFormat(interval < 1 ? QStringLiteral("%.1f s") : QStringLiteral("%.0f s"));
     m_axisRate->setRange(0, niceCeiling(std::max(10.0, m_series->maxRate() * 1.1)));
     m_axisRate->setTickCount(6);
     const int total = std::max({1, m_progress->total(), m_eventTotal});
@@ -595,6 +623,8 @@ void RunScreen::reset()
     m_verdictsLoaded = false;
     m_watchFailing = false;
     m_eventTotal = 0;
+    m_heldLog.clear();
+    m_segmentPending = false;
     m_runError.clear();
     m_validationMessage.clear();
     m_startedAt = {};
@@ -635,15 +665,22 @@ void RunScreen::start(const backfill::BackfillRequest &request)
         setBanner({}, false);
     }
     m_startedHere = true;
-    m_startedAt = QDateTime::currentDateTimeUtc();
+    // A resume continues the run's clock; its throughput leaves the idle gap out.
+    if (!resuming || !m_startedAt.isValid())
+        m_startedAt = QDateTime::currentDateTimeUtc();
+    if (resuming)
+        m_series->beginSegment(elapsedSeconds(), m_progress->rowsStaged(), m_progress->stagedCount() + m_progress->failedCount());
     if (request.resumeId > 0)
         m_log->append(Level::Info, request.retryFailed ? tr("Retrying the failed partitions of backfill #%1").arg(request.resumeId)
                                                        : tr("Resuming backfill #%1").arg(request.resumeId));
     else
-        m_log->append(Level::Info, tr("Starting a backfill of %1, %2 to %3 (%4 connection(s))")
-                                       .arg(QString::fromStdString(request.model), QString::fromStdString(request.from),
-                                            QString::fromStdString(request.to))
-                                       .arg(std::max(1, request.parallel)));
+        m_log->append(Level::Info, (request.parallel > 1 ? tr("Starting a backfill of %1, %2 to %3 (%4 connections)")
+                                                              .arg(QString::fromStdString(request.model), QString::fromStdString(request.from),
+                                                                   QString::fromStdString(request.to))
+                                                              .arg(request.parallel)
+                                                         : tr("Starting a backfill of %1, %2 to %3 (one connection)")
+                                                              .arg(QString::fromStdString(request.model), QString::fromStdString(request.from),
+                                                                   QString::fromStdString(request.to))));
     m_runToken = m_engine->backfill(request);
     setPhase(Phase::Claiming);
     m_tick.start();
@@ -721,8 +758,15 @@ void RunScreen::onProgressed(quint64 token, const backfill::BackfillEvent &event
         m_eventTotal = event.total;
     if (event.backfillId > 0 && event.backfillId != m_id)
         attach(event.backfillId);
-    if (!event.message.empty())
-        m_log->append(Level::Info, QString::fromStdString(event.message));
+    if (!event.message.empty()) {
+        // The engine says "validating" as soon as it stages the last partition; the staged
+        // lines come with the next progress snapshot: hold it (and what follows) until then.
+        const bool early = event.phase == "validating" && !(m_haveSnapshot && allPartitionsDone(m_last));
+        if (early || !m_heldLog.isEmpty())
+            m_heldLog << QString::fromStdString(event.message);
+        else
+            m_log->append(Level::Info, QString::fromStdString(event.message));
+    }
     if (m_cancelRequested)
         return;
     if (event.phase == "claiming" && !m_haveSnapshot)
@@ -904,6 +948,8 @@ void RunScreen::applySnapshot(const backfill::BackfillProgress &snapshot)
     }
     const Phase phase = phaseOf(snapshot);
     if (isTerminal(phase) && !m_finishedAt.isValid()) {
+    if (!first && !m_runToken && isTerminal(m_phase) && !isTerminal(phase))
+        m_segmentPending = true;  // resumed elsewhere after a gap
         if (first && !m_startedHere) {
             // Opened after the fact: it ended with its last partition's update.
             QDateTime last = m_startedAt;
@@ -998,6 +1044,11 @@ void RunScreen::logChanges(const backfill::BackfillProgress &before, const backf
             m_log->append(Level::Info, tr("%1 stopped before it was staged; it is queued again").arg(name));
     }
     if (!first && after.backfill.status != before.backfill.status) {
+    if (!m_heldLog.isEmpty() && (first || allPartitionsDone(after))) {
+        for (const QString &line : std::as_const(m_heldLog))
+            m_log->append(Level::Info, line);
+        m_heldLog.clear();
+    }
         const QString status = QString::fromStdString(after.backfill.status);
         if (after.backfill.status == "failed")
             m_log->append(Level::Error, tr("Backfill #%1 stopped: %2").arg(m_id).arg(QString::fromStdString(after.backfill.error)));
@@ -1132,7 +1183,7 @@ void RunScreen::refreshStats()
     m_elapsedValue->setText(m_startedAt.isValid() ? durationText(elapsed) : QStringLiteral("—"));
     double rate = m_series->lastRate();
     if (isTerminal(m_phase) || rate <= 0)
-        rate = elapsed > 0 ? double(m_progress->rowsStaged()) / elapsed : 0;
+        rate = m_series->averageRate() > 0 ? m_series->averageRate() : elapsed > 0 ? double(m_progress->rowsStaged()) / elapsed : 0;
     m_rateValue->setText(rate > 0 ? tr("%1 rows/s").arg(locale.toString(qRound64(rate))) : QStringLiteral("—"));
 
     // The ETA: remaining partitions at the pace observed on this screen, smoothed so that
@@ -1232,6 +1283,12 @@ void RunScreen::tick()
 {
     const double elapsed = elapsedSeconds();
     if (m_haveSnapshot && m_startedAt.isValid())
+    const int done = m_progress->stagedCount() + m_progress->failedCount();
+    // Seen under way (followed, or resumed elsewhere): its rate starts from what was seen.
+    if (m_haveSnapshot && m_startedAt.isValid() && ((!m_startedHere && m_series->rowCount() == 0) || m_segmentPending)) {
+        m_series->beginSegment(elapsed, m_progress->rowsStaged(), done);
+        m_segmentPending = false;
+    }
         m_series->addSample(elapsed, m_progress->rowsStaged(), m_progress->stagedCount() + m_progress->failedCount());
     refreshStats();
     refreshClaim();
@@ -1285,10 +1342,11 @@ void RunScreen::askAbandon()
                                          QString::fromStdString(m_last.backfill.to)),
                                 QMessageBox::NoButton, this);
     box->setObjectName(QStringLiteral("abandonConfirmation"));
-    box->setInformativeText(tr("Its %n staged partition(s) are dropped and its claim on the window is released. Nothing is "
-                               "published and the target is not touched. This cannot be undone: to try again, start a new "
-                               "backfill. A cascade's downstream backfills are abandoned with it.",
-                               "", m_progress->stagedCount()));
+    const int staged = m_progress->stagedCount();
+    box->setInformativeText((staged == 1 ? tr("Its staged partition is dropped") : tr("Its %n staged partitions are dropped", "", staged))
+                            + tr(" and its claim on the window is released. Nothing is published and the target is not "
+                                 "touched. This cannot be undone: to try again, start a new backfill. A cascade's downstream "
+                                 "backfills are abandoned with it."));
     QPushButton *yes = box->addButton(tr("Abandon backfill"), QMessageBox::DestructiveRole);
     QPushButton *no = box->addButton(tr("Keep it"), QMessageBox::RejectRole);
     box->setDefaultButton(no);
@@ -1341,15 +1399,18 @@ bool RunScreen::confirmClose(QWidget *parent)
 {
     if (!m_runToken)
         return true;
-    QMessageBox box(QMessageBox::Question, tr("A backfill is running"),
-                    m_id > 0 ? tr("Backfill #%1 is still running from this window (%2 of %3 partitions done).")
-                                   .arg(m_id)
-                                   .arg(m_progress->stagedCount() + m_progress->failedCount())
-                                   .arg(std::max(m_progress->total(), m_eventTotal))
-                             : tr("A backfill is starting from this window."),
-                    QMessageBox::NoButton, parent ? parent : this);
+    // The count as the header shows it, kept up to date while the question is open.
+    auto runningText = [this] {
+        return m_id > 0 ? tr("Backfill #%1 is still running from this window (%2 of %3 partitions done).")
+                              .arg(m_id)
+                              .arg(m_progress->stagedCount() + m_progress->failedCount())
+                              .arg(std::max(m_progress->total(), m_eventTotal))
+                        : tr("A backfill is starting from this window.");
+    };
+    QMessageBox box(QMessageBox::Question, tr("A backfill is running"), runningText(), QMessageBox::NoButton, parent ? parent : this);
     box.setObjectName(QStringLiteral("closeConfirmation"));
     box.setInformativeText(
+    connect(this, &RunScreen::snapshotApplied, &box, [&box, runningText] { box.setText(runningText()); });
         tr("Cancel it: staging stops, staged partitions are kept, and the window closes once the warehouse confirms.\n\n"
            "Leave it: the window closes now and staging stops with it. Its claim lapses when its lease expires "
            "(a couple of minutes); then %1 finishes it from a terminal.")

@@ -185,6 +185,8 @@ private:
     bool m_watchFailing = false;
     Phase m_phase = Phase::Idle;
     int m_eventTotal = 0;
+    QStringList m_heldLog;          // engine lines said before the snapshot that leads to them
+    bool m_segmentPending = false;  // followed, it stopped and runs again: a new throughput segment
     QString m_runError;        // why a run started here failed before the warehouse knew it
     QString m_validationMessage;
     QDateTime m_startedAt;

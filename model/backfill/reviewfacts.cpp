@@ -285,6 +285,8 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
 
     EdgeRows out;
     out.timezone = model.timezone;
+    out.partitionStart = where->partition.startText();
+    out.partitionEnd = where->partition.endText();
     auto cols = co_await c.query("SELECT a.attname::text, a.atttypid::regtype::text FROM pg_attribute AS a "
                                  "WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
                                  args(sql->target));

@@ -91,6 +91,9 @@ struct EdgeRow {
 struct EdgeRows {
     std::string instantColumn;  // the timestamp column used; empty when the target has none
     std::string timezone;
+    // The partition's edges, ISO 8601 in the model's timezone with the offset
+    // (2026-03-09T00:00:00+01:00): what "start" and "end" of a row refer to.
+    std::string partitionStart, partitionEnd;
     std::vector<EdgeRow> rows;
 };
 

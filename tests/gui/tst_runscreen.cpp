@@ -14,6 +14,9 @@
 #include "backfill/spec.h"
 
 #include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QValueAxis>
 #include <QDialog>
 #include <QDir>
 #include <QFile>
@@ -289,6 +292,75 @@ private Q_SLOTS:
         QCOMPARE(review.at(0).at(0).toLongLong(), screen->backfillId());
     }
 
+    // Issue 14 item 13: a run of a few seconds gets an x axis of its own length (not 0-10 s);
+    // the axes' numbers have thousands separators; the engine's "validating" line comes
+    // after the last partition's "staged" line; no "(s)" plural in the log.
+    void shortRunChartAndLogReadInOrder()
+    {
+        Fixture f("run_short");
+        RunScreen *screen = f.screen.get();
+        screen->start(request("2026-03-09", "2026-03-14", 2));
+        QTRY_VERIFY_WITH_TIMEOUT(RunScreen::isTerminal(screen->phase()), 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(screen->logModel()->text().contains(QStringLiteral("validating")), 10000);
+        const double elapsed = screen->throughputModel()->lastElapsed();
+        auto *view = screen->findChild<QChartView *>(QStringLiteral("throughputChart"));
+        QVERIFY(view);
+        auto *x = qobject_cast<QValueAxis *>(view->chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(x);
+        QVERIFY2(x->max() >= elapsed && x->max() <= std::max(1.0, elapsed * 2.5),
+                 qPrintable(QStringLiteral("axis 0-%1 s for a %2 s run").arg(x->max()).arg(elapsed)));
+        QVERIFY2(x->tickType() == QValueAxis::TicksDynamic && x->max() / x->tickInterval() <= 5.01 && x->max() / x->tickInterval() >= 1.99,
+                 qPrintable(QStringLiteral("interval %1 on 0-%2").arg(x->tickInterval()).arg(x->max())));
+        QVERIFY(view->chart()->localizeNumbers());
+        QVERIFY2(view->chart()->locale().toString(800000.0, 'f', 0).size() > 6,
+                 qPrintable(view->chart()->locale().toString(800000.0, 'f', 0)));
+
+        const QStringList lines = screen->logModel()->text().split(QLatin1Char('\n'));
+        int lastStaged = -1, validating = -1;
+        for (int i = 0; i < lines.size(); ++i) {
+            if (lines.at(i).contains(QStringLiteral(" staged: ")))
+                lastStaged = i;
+            if (validating < 0 && lines.at(i).contains(QStringLiteral("validating")))
+                validating = i;
+        }
+        QVERIFY2(lastStaged >= 0 && validating > lastStaged, qPrintable(lines.join(QLatin1Char('\n'))));
+        QVERIFY2(!screen->logModel()->text().contains(QStringLiteral("(s)")), qPrintable(lines.join(QLatin1Char('\n'))));
+        QVERIFY(screen->logModel()->text().contains(QStringLiteral("(2 connections)")));
+    }
+
+    // Issue 14 item 13: after a cancel, an idle gap and Resume, the run's clock goes on and
+    // the throughput shown is over the time spent staging, not averaged over the gap.
+    void resumeKeepsTheIdleGapOutOfTheThroughput()
+    {
+        QTemporaryDir dir;
+        const QString spec = wrappedSpec(dir, kSlow);
+        Fixture f("run_resume_rate", spec);
+        RunScreen *screen = f.screen.get();
+        screen->start(request("2026-03-01", "2026-03-06"));
+        QTRY_VERIFY_WITH_TIMEOUT(screen->progressModel()->stagedCount() >= 2, 60000);
+        clickWhenShown(screen, QStringLiteral("cancelConfirmation"), QStringLiteral("Cancel backfill"));
+        screen->cancelButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(screen->phase(), Phase::Cancelled, 30000);
+        const double beforeGap = screen->throughputModel()->lastElapsed();
+        QTest::qWait(8000);  // idle
+        QTRY_VERIFY_WITH_TIMEOUT(screen->resumeButton()->isEnabled(), 10000);
+        screen->resumeButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(screen->phase() == Phase::Staged || screen->phase() == Phase::ValidationFailed, 120000);
+        QCOMPARE(screen->progressModel()->stagedCount(), 6);
+        // The clock went on through the gap: the chart continues, it does not restart at 0.
+        QVERIFY2(screen->throughputModel()->lastElapsed() > beforeGap + 8,
+                 qPrintable(QStringLiteral("%1 then %2").arg(beforeGap).arg(screen->throughputModel()->lastElapsed())));
+        // Staging takes a little over 1 s a partition (the transform sleeps 1 s).
+        double seconds = 0;
+        for (const auto &p : screen->progress().partitions)
+            seconds += p.seconds;
+        const double staging = double(screen->progressModel()->rowsStaged()) / seconds;
+        const QString shown = screen->findChild<QLabel *>(QStringLiteral("rateValue"))->text();
+        const double rate = QLocale().toDouble(shown.section(QLatin1Char(' '), 0, 0).remove(QLocale().groupSeparator()));
+        QVERIFY2(rate > staging * 0.5 && rate < staging * 1.3,
+                 qPrintable(QStringLiteral("shown %1, staging pace %2 rows/s").arg(shown).arg(staging)));
+    }
+
     void cancelsASlowBackfill()
     {
         QTemporaryDir dir;
@@ -412,8 +484,20 @@ private Q_SLOTS:
         QVERIFY(!screen->confirmClose(screen));
         QVERIFY(screen->isRunning());
 
+        // The question says the count the header says, as it goes on (issue 14 item 13).
+        QString asked, header;
+        const int before = screen->progressModel()->stagedCount();
+        QTimer::singleShot(0, screen, [&] {
+            QTRY_VERIFY_WITH_TIMEOUT(screen->progressModel()->stagedCount() >= before + 2, 30000);
+            QTest::qWait(200);
+            for (QMessageBox *b : screen->findChildren<QMessageBox *>(QStringLiteral("closeConfirmation")))
+                asked = b->text();
+            header = screen->findChild<QLabel *>(QStringLiteral("doneValue"))->text();
+        });
         clickWhenShown(screen, QStringLiteral("closeConfirmation"), QStringLiteral("Cancel backfill"));
         QVERIFY(!screen->confirmClose(screen));
+        QVERIFY2(!header.isEmpty() && asked.contains(QStringLiteral("(%1 partitions done)").arg(header.section(QLatin1Char(' '), 0, 2))),
+                 qPrintable(asked + QStringLiteral(" / header: ") + header));
         QCOMPARE(screen->phase(), Phase::Cancelling);
         // The window closes itself once the cancel is confirmed.
         QTRY_VERIFY_WITH_TIMEOUT(!screen->isVisible(), 30000);

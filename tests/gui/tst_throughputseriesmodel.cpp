@@ -32,6 +32,31 @@ private Q_SLOTS:
         QCOMPARE(series.index(3, ThroughputSeriesModel::DoneColumn).data().toInt(), 2);
     }
 
+    // A resume after a minute's idle gap: the rate never reaches back across the gap, the
+    // chart drops to 0 over it, and the average counts only the time spent staging.
+    void resumeLeavesTheIdleGapOut()
+    {
+        ThroughputSeriesModel series;
+        QAbstractItemModelTester tester(&series, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        for (int i = 1; i <= 10; ++i)
+            QVERIFY(series.addSample(i * 0.5, i * 500, i));  // 1000 rows/s for 5 s
+        QCOMPARE(series.lastRate(), 1000.0);
+        series.beginSegment(65.0, 5000, 10);
+        QCOMPARE(series.rowCount(), 12);
+        QCOMPARE(series.index(10, ThroughputSeriesModel::ElapsedColumn).data().toDouble(), 5.0);
+        QCOMPARE(series.index(10, ThroughputSeriesModel::RateColumn).data().toDouble(), 0.0);
+        QCOMPARE(series.index(11, ThroughputSeriesModel::ElapsedColumn).data().toDouble(), 65.0);
+        QCOMPARE(series.index(11, ThroughputSeriesModel::RateColumn).data().toDouble(), 0.0);
+        for (int i = 1; i <= 10; ++i)
+            QVERIFY(series.addSample(65.0 + i * 0.5, 5000 + i * 1000, 10 + i));  // 2000 rows/s
+        QCOMPARE(series.lastRate(), 2000.0);
+        QVERIFY(series.index(12, ThroughputSeriesModel::RateColumn).data().toDouble() == 2000.0);  // not over the gap
+        // 15,000 rows in 10 s of staging, not 70 s.
+        QCOMPARE(series.averageRate(), 1500.0);
+        series.clear();
+        QCOMPARE(series.averageRate(), 0.0);
+    }
+
     void longRunsAreThinned()
     {
         ThroughputSeriesModel series;
