@@ -1303,14 +1303,22 @@ void ReviewScreen::revalidate()
 
 void ReviewScreen::abandonClicked()
 {
-    auto *box = new QMessageBox(QMessageBox::Warning, tr("Abandon the Backfill?"),
-                                tr("Abandon backfill %1 of %2 (%3)?").arg(m_id).arg(q(m_review.model), windowText(m_review.from, m_review.to)),
-                                QMessageBox::NoButton, this);
+    // A cascade is abandoned as a whole, from whichever of its tabs.
+    QString question = tr("Abandon backfill %1 of %2 (%3)?").arg(m_id).arg(q(m_review.model), windowText(m_review.from, m_review.to));
+    if (m_review.cascade.size() > 1) {
+        QStringList members;
+        for (const backfill::CascadeMember &m : m_review.cascade)
+            members << tr("%1 (backfill %2)").arg(q(m.model)).arg(m.id);
+        question = tr("Abandon the cascade of backfill %1, %2 backfills: %3?")
+                       .arg(m_cascadeRoot)
+                       .arg(m_review.cascade.size())
+                       .arg(members.join(QStringLiteral(", ")));
+    }
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Abandon the Backfill?"), question, QMessageBox::NoButton, this);
     box->setObjectName(QStringLiteral("abandonConfirm"));
     box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setInformativeText(tr("Its staged rows and this review's approval are dropped and its claim on the window is "
-                               "released. Nothing is published and the target is not touched. This cannot be undone: to "
-                               "try again, start a new backfill. A cascade's downstream backfills are abandoned with it."));
+    box->setInformativeText(tr("The staged rows are dropped and the claim on the window is released. Nothing is published "
+                               "and the target is not touched. This cannot be undone: to try again, start a new backfill."));
     QPushButton *go = box->addButton(tr("Abandon Backfill"), QMessageBox::DestructiveRole);
     box->addButton(tr("Keep It"), QMessageBox::RejectRole);
     connect(box, &QMessageBox::buttonClicked, this, [this, go](QAbstractButton *b) {

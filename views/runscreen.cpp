@@ -756,7 +756,8 @@ void RunScreen::onProgressed(quint64 token, const backfill::BackfillEvent &event
         return;
     if (event.total > 0)
         m_eventTotal = event.total;
-    if (event.backfillId > 0 && event.backfillId != m_id)
+    // The first id is the backfill's (a cascade's root); its members' events follow it.
+    if (event.backfillId > 0 && m_id == 0)
         attach(event.backfillId);
     if (!event.message.empty()) {
         // The engine says "validating" as soon as it stages the last partition; the staged
@@ -947,9 +948,9 @@ void RunScreen::applySnapshot(const backfill::BackfillProgress &snapshot)
             m_startedAt = created.toUTC();
     }
     const Phase phase = phaseOf(snapshot);
-    if (isTerminal(phase) && !m_finishedAt.isValid()) {
     if (!first && !m_runToken && isTerminal(m_phase) && !isTerminal(phase))
         m_segmentPending = true;  // resumed elsewhere after a gap
+    if (isTerminal(phase) && !m_finishedAt.isValid()) {
         if (first && !m_startedHere) {
             // Opened after the fact: it ended with its last partition's update.
             QDateTime last = m_startedAt;
@@ -1043,12 +1044,12 @@ void RunScreen::logChanges(const backfill::BackfillProgress &before, const backf
         else if (p.state == "queued" && was == "staging")
             m_log->append(Level::Info, tr("%1 stopped before it was staged; it is queued again").arg(name));
     }
-    if (!first && after.backfill.status != before.backfill.status) {
     if (!m_heldLog.isEmpty() && (first || allPartitionsDone(after))) {
         for (const QString &line : std::as_const(m_heldLog))
             m_log->append(Level::Info, line);
         m_heldLog.clear();
     }
+    if (!first && after.backfill.status != before.backfill.status) {
         const QString status = QString::fromStdString(after.backfill.status);
         if (after.backfill.status == "failed")
             m_log->append(Level::Error, tr("Backfill #%1 stopped: %2").arg(m_id).arg(QString::fromStdString(after.backfill.error)));
@@ -1282,13 +1283,13 @@ void RunScreen::refreshControls()
 void RunScreen::tick()
 {
     const double elapsed = elapsedSeconds();
-    if (m_haveSnapshot && m_startedAt.isValid())
     const int done = m_progress->stagedCount() + m_progress->failedCount();
     // Seen under way (followed, or resumed elsewhere): its rate starts from what was seen.
     if (m_haveSnapshot && m_startedAt.isValid() && ((!m_startedHere && m_series->rowCount() == 0) || m_segmentPending)) {
         m_series->beginSegment(elapsed, m_progress->rowsStaged(), done);
         m_segmentPending = false;
     }
+    if (m_haveSnapshot && m_startedAt.isValid())
         m_series->addSample(elapsed, m_progress->rowsStaged(), m_progress->stagedCount() + m_progress->failedCount());
     refreshStats();
     refreshClaim();
@@ -1409,8 +1410,8 @@ bool RunScreen::confirmClose(QWidget *parent)
     };
     QMessageBox box(QMessageBox::Question, tr("A backfill is running"), runningText(), QMessageBox::NoButton, parent ? parent : this);
     box.setObjectName(QStringLiteral("closeConfirmation"));
-    box.setInformativeText(
     connect(this, &RunScreen::snapshotApplied, &box, [&box, runningText] { box.setText(runningText()); });
+    box.setInformativeText(
         tr("Cancel it: staging stops, staged partitions are kept, and the window closes once the warehouse confirms.\n\n"
            "Leave it: the window closes now and staging stops with it. Its claim lapses when its lease expires "
            "(a couple of minutes); then %1 finishes it from a terminal.")
