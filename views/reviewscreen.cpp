@@ -52,6 +52,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 
 namespace reprint::views {
@@ -936,7 +937,9 @@ QStringList ReviewScreen::measuresThatFit() const
     std::vector<int> order(measures.size());
     for (int i = 0; i < int(order.size()); ++i)
         order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return weight[a] > weight[b]; });
+    // Among equals, the declared measures before the row count: what the backfill is about.
+    auto rank = [&](int i) { return std::tuple(weight[i].first, weight[i].second, measures.at(i) != QLatin1String("rows")); };
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank(a) > rank(b); });
     QStringList out;
     int used = width(0) + width(1);
     for (int i : order) {
