@@ -13,6 +13,7 @@
 // Exit codes follow the CLI: 0 ok, 1 usage or spec error, 2 database/connection error
 // (only where the window cannot report it itself: --screenshot and headless runs).
 #include "calendarscreen.h"
+#include "darkpalette.h"
 #include "demolauncher.h"
 #include "mainwindow.h"
 #include "partitioncalendarmodel.h"
@@ -25,9 +26,7 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QMessageBox>
-#include <QPalette>
 #include <QPixmap>
-#include <QStyleFactory>
 #include <QTextStream>
 #include <QTimer>
 
@@ -36,40 +35,6 @@ namespace {
 using reprint::model::DemoLauncher;
 using reprint::views::MainWindow;
 using ConnectionState = MainWindow::ConnectionState;
-
-void useDarkPalette(QApplication &app)
-{
-    app.setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-    QPalette p;
-    const QColor window(0x2b, 0x2d, 0x31);
-    const QColor base(0x1f, 0x21, 0x24);
-    const QColor text(0xe4, 0xe6, 0xea);
-    const QColor quiet(0x8e, 0x93, 0x9b);
-    const QColor disabled(0x6c, 0x70, 0x77);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, base);
-    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x28, 0x2c));
-    p.setColor(QPalette::ToolTipBase, base);
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::PlaceholderText, quiet);
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, QColor(0x34, 0x37, 0x3c));
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::BrightText, QColor(0xff, 0x6b, 0x6b));
-    p.setColor(QPalette::Link, QColor(0x6e, 0xa8, 0xfe));
-    p.setColor(QPalette::Highlight, QColor(0x2f, 0x6f, 0xd0));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::Light, QColor(0x44, 0x47, 0x4d));
-    p.setColor(QPalette::Midlight, QColor(0x3a, 0x3d, 0x42));
-    p.setColor(QPalette::Mid, QColor(0x25, 0x27, 0x2a));
-    p.setColor(QPalette::Dark, QColor(0x18, 0x19, 0x1b));
-    p.setColor(QPalette::Shadow, Qt::black);
-    for (QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
-        p.setColor(QPalette::Disabled, role, disabled);
-    p.setColor(QPalette::Disabled, QPalette::Highlight, QColor(0x3a, 0x3d, 0x42));
-    app.setPalette(p);
-}
 
 void printError(const QString &message)
 {
@@ -135,7 +100,7 @@ int main(int argc, char **argv)
     }
 
     if (parser.isSet(darkOption) || qEnvironmentVariable("REPRINT_DARK") == QLatin1String("1"))
-        useDarkPalette(app);
+        reprint::views::useDarkPalette();
 
     const QString screenshot = parser.value(screenshotOption);
     const QString tourDir = parser.value(tourOption);

@@ -15,14 +15,7 @@ namespace {
 
 Task<Result<ConnectionPtr>> connectFor(const std::string &conninfo)
 {
-    auto conn = co_await warehouse::Connection::connect(conninfo);
-    if (!conn)
-        co_return conn.error();
-    auto set = co_await (*conn)->query("SELECT set_config('application_name', 'reprint-review', false), "
-                                       "set_config('TimeZone', 'UTC', false)");
-    if (!set)
-        co_return set.error();
-    co_return *conn;
+    return openSession(conninfo, "reprint-review");
 }
 
 } // namespace

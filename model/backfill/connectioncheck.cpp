@@ -1,17 +1,7 @@
 #include "connectioncheck.h"
 
 #include "migrations.h"
-
-#include <QFile>
-
-static void registerConnectionResources()
-{
-    static const bool registered = [] {
-        Q_INIT_RESOURCE(reprint_data);
-        return true;
-    }();
-    (void)registered;
-}
+#include "resources.h"
 
 namespace reprint::backfill {
 
@@ -21,11 +11,10 @@ using warehouse::Result;
 
 warehouse::Task<Result<ConnectionFacts>> checkConnection(std::string conninfo)
 {
-    registerConnectionResources();
-    QFile file(QStringLiteral(":/sql/catalog/connection_facts.sql"));
-    if (!file.open(QIODevice::ReadOnly))
-        co_return Error::make(ErrorKind::Internal, "the resource :/sql/catalog/connection_facts.sql is missing from this build");
-    const std::string sql = file.readAll().toStdString();
+    auto text = resourceText(QStringLiteral(":/sql/catalog/connection_facts.sql"));
+    if (!text)
+        co_return text.error();
+    const std::string sql = *text;
 
     auto conn = co_await warehouse::Connection::connect(conninfo);
     if (!conn)

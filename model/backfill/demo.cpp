@@ -1,6 +1,7 @@
 #include "demo.h"
 
 #include "migrations.h"
+#include "resources.h"
 #include "warehouse/connection.h"
 #include "warehouse/iothread.h"
 #include "warehouse/localcluster.h"
@@ -19,17 +20,6 @@
 
 #include <pwd.h>
 #include <unistd.h>
-
-// The resources live in a static library; make sure they are registered in whatever
-// binary links the engine. Q_INIT_RESOURCE must be used outside a namespace.
-static void registerDemoResources()
-{
-    static const bool registered = [] {
-        Q_INIT_RESOURCE(reprint_data);
-        return true;
-    }();
-    (void)registered;
-}
 
 namespace reprint::backfill {
 
@@ -75,15 +65,6 @@ private:
     warehouse::asio::io_context m_io;
     warehouse::ConnectionPtr m_conn;
 };
-
-Result<std::string> resourceText(const QString &path)
-{
-    registerDemoResources();
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return Error::make(ErrorKind::Internal, "the resource " + path.toStdString() + " is missing from this build");
-    return f.readAll().toStdString();
-}
 
 struct SeedStep {
     std::string title;

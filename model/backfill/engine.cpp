@@ -103,24 +103,6 @@ Task<void> rollback(warehouse::Connection &c)
     }
 }
 
-Task<Result<ConnectionPtr>> connectTo(const std::string &conninfo, const CancelTokenPtr &cancel)
-{
-    auto conn = co_await warehouse::Connection::connect(conninfo);
-    if (!conn)
-        co_return conn.error();
-    // Every session runs in UTC, whatever the model's zone: the model's timezone decides
-    // where partitions begin and end (the engine passes those as explicit values), never
-    // what a transform's or a check's value means (docs/contract-notes.md, "Session time
-    // zone"). The scheduled run and the backfill share this, so both compute alike.
-    auto set = co_await (*conn)->query("SELECT set_config('application_name', 'reprint', false), "
-                                       "set_config('TimeZone', 'UTC', false)");
-    if (!set)
-        co_return set.error();
-    if (cancel)
-        cancel->attach((*conn)->cancelHandle());
-    co_return *conn;
-}
-
 Task<Result<Totals>> readTotals(warehouse::Connection &c, const ModelSql &sql, const std::string &relation,
                                 const Partition &from, const Partition &to)
 {
@@ -174,7 +156,7 @@ struct CheckRun {
 
 Task<void> checkWorker(std::shared_ptr<CheckRun> run)
 {
-    auto conn = co_await connectTo(run->conninfo, run->cancel);
+    auto conn = co_await openSession(run->conninfo, "reprint", run->cancel);
     while (run->next < run->replies.size()) {
         const std::size_t i = run->next++;
         if (!conn)
@@ -395,6 +377,24 @@ std::string counted(long long n, const std::string &noun, const std::string &plu
     return std::to_string(n) + " " + (n == 1 ? noun : plural.empty() ? noun + "s" : plural);
 }
 
+Task<Result<ConnectionPtr>> openSession(std::string conninfo, std::string application, CancelTokenPtr cancel)
+{
+    auto conn = co_await warehouse::Connection::connect(conninfo);
+    if (!conn)
+        co_return conn.error();
+    // Every session runs in UTC, whatever the model's zone: the model's timezone decides
+    // where partitions begin and end (the engine passes those as explicit values), never
+    // what a transform's or a check's value means (docs/contract-notes.md, "Session time
+    // zone"). The scheduled run and the backfill share this, so both compute alike.
+    auto set = co_await (*conn)->query("SELECT set_config('application_name', $1, false), set_config('TimeZone', 'UTC', false)",
+                                       args(application));
+    if (!set)
+        co_return set.error();
+    if (cancel)
+        cancel->attach((*conn)->cancelHandle());
+    co_return *conn;
+}
+
 std::string completeCommands(const std::string &text, const std::string &specPath)
 {
     if (specPath.empty())
@@ -491,7 +491,7 @@ Result<std::string> Engine::transformHash(const Model &model) const
 
 Task<Result<std::shared_ptr<Engine::Session>>> Engine::open(const Model *model, CancelTokenPtr cancel)
 {
-    auto conn = co_await connectTo(m_conninfo, cancel);
+    auto conn = co_await openSession(m_conninfo, "reprint", cancel);
     if (!conn)
         co_return conn.error();
     auto schema = co_await requireSchema(**conn);
@@ -571,7 +571,7 @@ Task<Result<std::shared_ptr<Engine::Session>>> Engine::openLatestWindow(std::str
 
 Task<Result<int>> Engine::init()
 {
-    auto conn = co_await connectTo(m_conninfo, {});
+    auto conn = co_await openSession(m_conninfo);
     if (!conn)
         co_return conn.error();
     auto outcome = co_await migrate(**conn);
@@ -840,7 +840,7 @@ Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Parti
 
 Task<void> stageWorker(std::shared_ptr<StageRun> run)
 {
-    auto conn = co_await connectTo(run->conninfo, run->cancel);
+    auto conn = co_await openSession(run->conninfo, "reprint", run->cancel);
     if (!conn) {
         if (!run->firstFailure)
             run->firstFailure = conn.error();
@@ -879,7 +879,7 @@ struct Heartbeat {
 
 Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std::shared_ptr<Heartbeat> hb, CancelTokenPtr cancel)
 {
-    auto conn = co_await connectTo(conninfo, {});
+    auto conn = co_await openSession(conninfo);
     if (!conn || hb->stopped)
         co_return;
     hb->conn = *conn;
@@ -1623,7 +1623,7 @@ Task<bool> markFailed(warehouse::Connection &conn, long long id, const std::stri
     // with the message the user reads.
     ConnectionPtr fresh;
     if (!conn.isOpen() && !conninfo.empty())
-        if (auto again = co_await connectTo(conninfo, {}))
+        if (auto again = co_await openSession(conninfo))
             fresh = *again;
     warehouse::Connection &c = fresh ? *fresh : conn;
     auto r = co_await c.query("UPDATE reprint.backfills SET status = 'failed', error = $2, updated_at = now() "
@@ -1931,7 +1931,7 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         // A resume takes its model and window from the backfill itself, and resumes a
         // cascade as a whole: a downstream member alone would read the upstream's target
         // instead of its staged rows.
-        auto conn = co_await connectTo(m_conninfo, cancel);
+        auto conn = co_await openSession(m_conninfo, "reprint", cancel);
         if (!conn)
             co_return conn.error();
         auto b = co_await readBackfill(**conn, req.resumeId, false);
@@ -2327,7 +2327,7 @@ Task<Result<std::vector<Review>>> Engine::reviewCascade(long long id)
 
 Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
 {
-    auto conn = co_await connectTo(m_conninfo, {});
+    auto conn = co_await openSession(m_conninfo);
     if (!conn)
         co_return conn.error();
     auto b = co_await readBackfill(**conn, id, false);
@@ -2394,7 +2394,7 @@ Task<Status> commitOrReadBack(warehouse::Connection &c, const std::string &conni
         co_return warehouse::ok();
     const std::string ids = std::to_string(id);
     const std::string verb = done == "published" ? "publish" : "undo";
-    auto conn = co_await connectTo(conninfo, {});
+    auto conn = co_await openSession(conninfo);
     Result<BackfillRow> st = Error::make(ErrorKind::Connection, "not connected");
     if (conn)
         st = co_await readBackfill(**conn, id, false);
@@ -2741,7 +2741,7 @@ Error notUndoable(const BackfillRow &b)
 
 Task<Result<UndoOutcome>> Engine::undoSteps(UndoRequest req, CancelTokenPtr cancel)
 {
-    auto conn = co_await connectTo(m_conninfo, cancel);
+    auto conn = co_await openSession(m_conninfo, "reprint", cancel);
     if (!conn)
         co_return conn.error();
     auto first = co_await readBackfill(**conn, req.id, false);
@@ -2891,7 +2891,7 @@ Task<Result<int>> Engine::pruneArchives(int retentionDays)
 
 Task<Status> ProgressListener::open()
 {
-    auto conn = co_await connectTo(m_conninfo, {});
+    auto conn = co_await openSession(m_conninfo);
     if (!conn)
         co_return conn.error();
     auto r = co_await (*conn)->execute("LISTEN reprint_progress");

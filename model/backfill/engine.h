@@ -308,6 +308,13 @@ private:
 // left alone.
 std::string completeCommands(const std::string &text, const std::string &specPath);
 
+// A session of the engine on `conninfo`: named `application` in pg_stat_activity and in
+// UTC, as every session of the engine is (the model's zone only bounds partitions). With
+// `cancel`, cancelling it cancels the session's running statement.
+// (A coroutine: its arguments are taken by value, so that none dangles.)
+Task<Result<warehouse::ConnectionPtr>> openSession(std::string conninfo, std::string application = "reprint",
+                                                   CancelTokenPtr cancel = {});
+
 // "1 row", "2 rows": `n` and the noun in the number that agrees with it (`plural` when the
 // noun does not just take an s).
 std::string counted(long long n, const std::string &noun, const std::string &plural = {});

@@ -1,5 +1,7 @@
 #include "migrations.h"
 
+#include "resources.h"
+
 #include <QDir>
 #include <QFile>
 #include <QRegularExpression>
@@ -23,6 +25,7 @@ const std::map<int, std::pair<std::string, std::string>> &migrationFiles()
     static const std::map<int, std::pair<std::string, std::string>> files = [] {
         std::map<int, std::pair<std::string, std::string>> out;
         static const QRegularExpression name(QStringLiteral("^(\\d+)_(.+)\\.sql$"));
+        ensureResources();
         const QDir dir(QStringLiteral(":/sql/migrations"));
         for (const QString &entry : dir.entryList(QDir::Files, QDir::Name)) {
             const auto m = name.match(entry);

@@ -31,13 +31,9 @@ std::string join(const std::vector<std::string> &parts, const std::string &separ
 // A session of the review, in UTC like every session of the engine.
 Task<Result<ConnectionPtr>> connectFor(const Engine &engine)
 {
-    auto conn = co_await warehouse::Connection::connect(engine.conninfo());
+    auto conn = co_await openSession(engine.conninfo(), "reprint-review");
     if (!conn)
         co_return conn.error();
-    auto set = co_await (*conn)->query("SELECT set_config('application_name', 'reprint-review', false), "
-                                       "set_config('TimeZone', 'UTC', false)");
-    if (!set)
-        co_return set.error();
     auto schema = co_await requireSchema(**conn);
     if (!schema)
         co_return schema.error();

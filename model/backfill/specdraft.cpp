@@ -1,7 +1,8 @@
 #include "specdraft.h"
 
+#include "resources.h"
+
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QTimeZone>
@@ -9,16 +10,6 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
-
-// Q_INIT_RESOURCE declares a function, so it must be used outside any namespace.
-static void registerCatalogResources()
-{
-    static const bool registered = [] {
-        Q_INIT_RESOURCE(reprint_data);
-        return true;
-    }();
-    (void)registered;
-}
 
 namespace reprint::backfill {
 
@@ -28,12 +19,7 @@ namespace {
 
 Result<std::string> catalogSql(const char *file)
 {
-    registerCatalogResources();
-    const QString path = QStringLiteral(":/sql/catalog/") + QLatin1String(file);
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return Error::make(ErrorKind::Internal, "the resource " + path.toStdString() + " is missing from this build");
-    return f.readAll().toStdString();
+    return resourceText(QStringLiteral(":/sql/catalog/") + QLatin1String(file));
 }
 
 bool contains(const std::vector<std::string> &list, const std::string &s)

@@ -5,6 +5,7 @@
 // partitions (printed; bounded loosely).
 #include "calendarscreen.h"
 #include "calendarview.h"
+#include "darkpalette.h"
 #include "engineclient.h"
 #include "partitioncalendarmodel.h"
 #include "testsupport.h"
@@ -108,30 +109,6 @@ QString selected(const Fixture &f)
     return f.calendar()->data(f.calendar()->indexOfOrdinal(v->selectionFirst()), PartitionCalendarModel::PartitionNameRole).toString()
         + QStringLiteral("..")
         + f.calendar()->data(f.calendar()->indexOfOrdinal(v->selectionLast()), PartitionCalendarModel::PartitionNameRole).toString();
-}
-
-void useDarkPalette()
-{
-    QPalette p;
-    const QColor window(0x2b, 0x2d, 0x31);
-    const QColor base(0x1f, 0x21, 0x24);
-    const QColor text(0xe4, 0xe6, 0xea);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, base);
-    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x28, 0x2c));
-    p.setColor(QPalette::ToolTipBase, base);
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::PlaceholderText, QColor(0x8e, 0x93, 0x9b));
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, QColor(0x34, 0x37, 0x3c));
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::Highlight, QColor(0x3d, 0x7e, 0xd6));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x6c, 0x70, 0x77));
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x6c, 0x70, 0x77));
-    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x6c, 0x70, 0x77));
-    QApplication::setPalette(p);
 }
 
 double msSince(const QElapsedTimer &t)
@@ -455,7 +432,7 @@ private Q_SLOTS:
         for (const bool dark : {false, true}) {
             QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
             if (dark)
-                useDarkPalette();
+                reprint::views::useDarkPalette();
             else
                 QApplication::setPalette(light);
             const QString suffix = dark ? QStringLiteral("-dark") : QString();

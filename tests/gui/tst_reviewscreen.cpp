@@ -6,6 +6,7 @@
 #include "reviewfixture.h"
 
 #include "boundaryinspector.h"
+#include "darkpalette.h"
 #include "engineclient.h"
 #include "historymodel.h"
 #include "historyview.h"
@@ -146,30 +147,6 @@ QStringList visibleHeaders(const QTableWidget *table)
         if (!table->isColumnHidden(c) && table->horizontalHeaderItem(c))
             out << table->horizontalHeaderItem(c)->text();
     return out;
-}
-
-void useDarkPalette()
-{
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-    QPalette p;
-    const QColor text(0xe4, 0xe6, 0xea);
-    p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x31));
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, QColor(0x1f, 0x21, 0x24));
-    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x28, 0x2c));
-    p.setColor(QPalette::PlaceholderText, QColor(0x8e, 0x93, 0x9b));
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, QColor(0x34, 0x37, 0x3c));
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::Highlight, QColor(0x2f, 0x6f, 0xd0));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::Light, QColor(0x44, 0x47, 0x4d));
-    p.setColor(QPalette::Midlight, QColor(0x3a, 0x3d, 0x42));
-    p.setColor(QPalette::Mid, QColor(0x25, 0x27, 0x2a));
-    p.setColor(QPalette::Dark, QColor(0x18, 0x19, 0x1b));
-    for (QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
-        p.setColor(QPalette::Disabled, role, QColor(0x6c, 0x70, 0x77));
-    QApplication::setPalette(p);
 }
 
 } // namespace
@@ -402,7 +379,7 @@ private Q_SLOTS:
         const QString lightStyle = QApplication::style()->name();
         for (const bool dark : {false, true}) {
             if (dark)
-                useDarkPalette();
+                reprint::views::useDarkPalette();
             const QString suffix = dark ? QStringLiteral("-dark") : QString();
             views::MainWindow window;
             window.resize(1280, 800);

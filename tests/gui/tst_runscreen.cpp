@@ -4,6 +4,7 @@
 // during a run. With REPRINT_SCREENSHOT_DIR set, also writes the Run screen screenshots
 // (during and after a run, light and dark) from the main window.
 #include "backfillprogressmodel.h"
+#include "darkpalette.h"
 #include "engineclient.h"
 #include "mainwindow.h"
 #include "runlogmodel.h"
@@ -200,32 +201,6 @@ struct Fixture {
     EngineClient engine;
     std::unique_ptr<RunScreen> screen;
 };
-
-void useDarkPalette()
-{
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-    QPalette p;
-    const QColor text(0xe4, 0xe6, 0xea);
-    p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x31));
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, QColor(0x1f, 0x21, 0x24));
-    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x28, 0x2c));
-    p.setColor(QPalette::ToolTipBase, QColor(0x1f, 0x21, 0x24));
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::PlaceholderText, QColor(0x8e, 0x93, 0x9b));
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, QColor(0x34, 0x37, 0x3c));
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::Highlight, QColor(0x2f, 0x6f, 0xd0));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::Light, QColor(0x44, 0x47, 0x4d));
-    p.setColor(QPalette::Midlight, QColor(0x3a, 0x3d, 0x42));
-    p.setColor(QPalette::Mid, QColor(0x25, 0x27, 0x2a));
-    p.setColor(QPalette::Dark, QColor(0x18, 0x19, 0x1b));
-    for (QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
-        p.setColor(QPalette::Disabled, role, QColor(0x6c, 0x70, 0x77));
-    QApplication::setPalette(p);
-}
 
 } // namespace
 
@@ -568,7 +543,7 @@ private Q_SLOTS:
         const QString lightStyle = QApplication::style()->name();
         for (const bool dark : {false, true}) {
             if (dark)
-                useDarkPalette();
+                reprint::views::useDarkPalette();
             else {
                 QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
                 QApplication::setPalette(light);

@@ -156,6 +156,19 @@ long long number(const std::string &sql)
     return text.empty() ? -1 : std::stoll(text);
 }
 
+// A demo of its own in `dir` at scale 0.01, removed first and stopped at the end.
+struct TinyDemo {
+    explicit TinyDemo(const std::string &dir)
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+        options.dir = dir;
+        options.scale = 0.01;
+    }
+    ~TinyDemo() { (void)backfill::stopDemo(options.dir); }
+    backfill::DemoOptions options;
+};
+
 } // namespace
 
 class TestDemoSeed : public QObject {
@@ -431,15 +444,8 @@ private Q_SLOTS:
     {
         // Two seeds at the same scale in a private cluster give the same rows.
         const std::string dir = test::testDir() + "/determinism";
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-        backfill::DemoOptions options;
-        options.dir = dir;
-        options.scale = 0.01;
-        struct StopAtEnd {
-            std::string dir;
-            ~StopAtEnd() { (void)backfill::stopDemo(dir); }
-        } stopAtEnd{dir};
+        const TinyDemo demo(dir);
+        const backfill::DemoOptions &options = demo.options;
         const std::string fingerprint =
             "SELECT (SELECT count(*) || ':' || sum(hashtext(l::text)::bigint) FROM raw.order_lines l) || '/' || "
             "(SELECT count(*) || ':' || sum(hashtext(o::text)::bigint) FROM raw.orders o) || '/' || "
@@ -475,15 +481,8 @@ private Q_SLOTS:
         // run as printed), used with --share, reused once its starter is gone; a seed of
         // another version is seeded again.
         const std::string dir = test::testDir() + "/perperson";
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-        backfill::DemoOptions options;
-        options.dir = dir;
-        options.scale = 0.01;
-        struct StopAtEnd {
-            std::string dir;
-            ~StopAtEnd() { (void)backfill::stopDemo(dir); }
-        } stopAtEnd{dir};
+        const TinyDemo demo(dir);
+        const backfill::DemoOptions &options = demo.options;
         auto first = backfill::startDemo(options);
         QVERIFY2(first.ok(), first.ok() ? "" : first.error().toSentence().c_str());
         const std::string demoDb = first->conninfo;

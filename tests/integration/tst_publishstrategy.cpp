@@ -100,6 +100,23 @@ std::string targetOfWindow(const std::string &db)
     return out;
 }
 
+// `db`'s conninfo through `proxy` instead of the demo cluster's own socket.
+std::string throughProxy(const std::string &db, const SocketProxy &proxy)
+{
+    std::string out = db;
+    const std::string host = demoCluster().socketDir();
+    out.replace(out.find(host), host.size(), proxy.dir());
+    return out;
+}
+
+// The two ways a COMMIT's answer goes missing (the `committed` column of the *LostInFlight tests).
+void commitLossCases()
+{
+    QTest::addColumn<bool>("committed");
+    QTest::newRow("lost before the server committed") << false;
+    QTest::newRow("answer lost after the server committed") << true;
+}
+
 // Starts `reprint publish ID --approve checked` in `proc` and returns once it waits for a
 // lock another session holds (the worst moment for a race), or false after 10 s.
 bool startPublishQueuedBehindALock(QProcess &proc, const std::string &db, const QString &spec, long long id)
@@ -304,12 +321,7 @@ private Q_SLOTS:
     // The connection drops at COMMIT: before the server got it (rolled back) or after it
     // committed and before the client read the answer. The CLI and `history` then tell
     // what the warehouse holds, read back from it, not assumed.
-    void commitLostInFlight_data()
-    {
-        QTest::addColumn<bool>("committed");
-        QTest::newRow("lost before the server committed") << false;
-        QTest::newRow("answer lost after the server committed") << true;
-    }
+    void commitLostInFlight_data() { commitLossCases(); }
 
     void commitLostInFlight()
     {
@@ -323,9 +335,7 @@ private Q_SLOTS:
         warehouse::LocalCluster &cluster = demoCluster();
         SocketProxy proxy(cluster.socketDir(), cluster.port());
         QVERIFY(proxy.listening());
-        std::string viaProxy = db;
-        const std::string host = cluster.socketDir();
-        viaProxy.replace(viaProxy.find(host), host.size(), proxy.dir());
+        const std::string viaProxy = throughProxy(db, proxy);
         QVERIFY(viaProxy != db);
         proxy.arm(committed ? SocketProxy::Mode::DropAfterCommit : SocketProxy::Mode::DropBeforeCommit);
         auto pub = publish(viaProxy, demoSpec(), id);
@@ -354,12 +364,7 @@ private Q_SLOTS:
 
     // The same for undo: its COMMIT's outcome is read back, and the message and the
     // stored state agree (undone; or rolled back, still published, and undo runs again).
-    void undoCommitLostInFlight_data()
-    {
-        QTest::addColumn<bool>("committed");
-        QTest::newRow("lost before the server committed") << false;
-        QTest::newRow("answer lost after the server committed") << true;
-    }
+    void undoCommitLostInFlight_data() { commitLossCases(); }
 
     void undoCommitLostInFlight()
     {
@@ -376,9 +381,8 @@ private Q_SLOTS:
         warehouse::LocalCluster &cluster = demoCluster();
         SocketProxy proxy(cluster.socketDir(), cluster.port());
         QVERIFY(proxy.listening());
-        std::string viaProxy = db;
-        const std::string host = cluster.socketDir();
-        viaProxy.replace(viaProxy.find(host), host.size(), proxy.dir());
+        const std::string viaProxy = throughProxy(db, proxy);
+        QVERIFY(viaProxy != db);
         proxy.arm(committed ? SocketProxy::Mode::DropAfterCommit : SocketProxy::Mode::DropBeforeCommit);
         auto undo = test::runReprint(base(QStringLiteral("undo"), viaProxy) << QString::number(id));
         QVERIFY(proxy.dropped());
