@@ -498,6 +498,7 @@ private Q_SLOTS:
         QVERIFY(cli.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(
             scalar(f.db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") != "0", 60000);
+        const qint64 deadPid = cli.processId();  // 0 once it has exited
         cli.kill();
         QVERIFY(cli.waitForFinished(10000));
         const std::string id = scalar(f.db, "SELECT id FROM reprint.backfills");
@@ -511,7 +512,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(screen->resumeButton()->isEnabled(), 30000);
         QVERIFY(screen->abandonButton()->isEnabled());
         const QString banner = screen->findChild<QLabel *>(QStringLiteral("runBanner"))->text();
-        QVERIFY2(banner.contains(QStringLiteral("Interrupted")) && banner.contains(QString::number(cli.processId())), qPrintable(banner));
+        QVERIFY2(banner.contains(QStringLiteral("Interrupted")) && banner.contains(QStringLiteral(":%1)").arg(deadPid)), qPrintable(banner));
 
         // "Keep it" keeps it.
         clickWhenShown(screen, QStringLiteral("abandonConfirmation"), QStringLiteral("Keep it"));
