@@ -1,15 +1,16 @@
 #include "plan.h"
 
+#include "backfill/window.h"
 #include "partitioncalendarmodel.h"
 
 #include <QDateTime>
 #include <QLocale>
 #include <QObject>
 #include <QRegularExpression>
-#include <QSet>
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace reprint::model {
 
@@ -41,6 +42,9 @@ QString Plan::command() const
                      QStringLiteral("--to"),    shellQuoted(to)};
     if (cascade)
         args << QStringLiteral("--cascade");
+    if (cascade)
+        for (const QString &name : leaveOut)
+            args << QStringLiteral("--leave-out") << shellQuoted(name);
     return args.join(QLatin1Char(' '));
 }
 
@@ -51,7 +55,19 @@ backfill::BackfillRequest Plan::request() const
     r.from = from.toStdString();
     r.to = to.toStdString();
     r.cascade = cascade;
+    if (cascade)
+        for (const QString &name : leaveOut)
+            r.leaveOut.push_back(name.toStdString());
     return r;
+}
+
+QList<Plan::Downstream> Plan::staleDownstream() const
+{
+    QList<Downstream> out;
+    for (const Downstream &d : downstream)
+        if (!d.staged)
+            out << d;
+    return out;
 }
 
 QString Plan::estimateText() const
@@ -81,7 +97,7 @@ QString Plan::estimateText() const
 }
 
 Plan Plan::make(const backfill::Spec &spec, const PartitionCalendarModel &calendar, int first, int last,
-                const HistoryRows &history, bool cascade, const backfill::Throughput &past)
+                const HistoryRows &history, bool cascade, const backfill::Throughput &past, const QStringList &leaveOut)
 {
     Plan plan;
     if (!calendar.hasModel() || first < 0 || last < first || last >= calendar.partitionCount())
@@ -158,21 +174,18 @@ Plan Plan::make(const backfill::Spec &spec, const PartitionCalendarModel &calend
     if (plan.rowsPerSecond > 0 && plan.rows > 0)
         plan.seconds = double(plan.rows) / plan.rowsPerSecond;
 
-    // Downstream models, breadth first, each over the partitions of its own grain that
-    // the window's instants fall in.
-    QSet<QString> seen{plan.model};
-    std::vector<const backfill::Model *> queue = spec.dependants(m.name);
-    for (std::size_t i = 0; i < queue.size(); ++i) {
-        const backfill::Model *d = queue[i];
-        if (seen.contains(q(d->name)))
-            continue;
-        seen.insert(q(d->name));
-        const backfill::PartitionScheme ds = d->scheme();
-        const backfill::Partition from = ds.containing(firstPart.start);
-        const backfill::Partition to = ds.containing(lastPart.end.addMSecs(-1));
-        plan.downstream.append({q(d->name), q(from.name), q(to.name), int(ds.range(from, to).size())});
-        for (const backfill::Model *next : spec.dependants(d->name))
-            queue.push_back(next);
+    // Downstream models, each over the partitions of its own grain that its upstreams'
+    // windows fall in: the engine's own mapping, so the plan shows what a cascade stages.
+    std::set<std::string> out;
+    for (const QString &name : leaveOut)
+        out.insert(name.toStdString());
+    const backfill::Window root = backfill::windowSpanning(m, firstPart.start, lastPart.end);
+    for (const backfill::DownstreamWindow &d : backfill::downstreamWindows(spec, root, out)) {
+        const bool leftOut = cascade && out.count(d.model->name);
+        if (leftOut)
+            plan.leaveOut << q(d.model->name);
+        plan.downstream.append({q(d.model->name), q(d.window.first().name), q(d.window.last().name),
+                                int(d.window.partitions.size()), cascade && d.staged, leftOut});
     }
     return plan;
 }

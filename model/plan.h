@@ -32,6 +32,10 @@ struct Plan {
         QString from;
         QString to;
         int partitions = 0;
+        // Staged with the window (Cascade on, not left out, nor downstream of one left
+        // out); otherwise stale once the window is published.
+        bool staged = false;
+        bool leftOut = false;  // the user left it out of the cascade
     };
 
     QString specPath;
@@ -39,6 +43,7 @@ struct Plan {
     QString from;          // partition names, inclusive
     QString to;
     bool cascade = false;
+    QStringList leaveOut;  // with cascade: downstream models the user leaves out
     int partitions = 0;
     qint64 rows = 0;               // the window's rows now (partitions with statistics)
     int partitionsWithoutStatus = 0;
@@ -49,7 +54,7 @@ struct Plan {
     double seconds = -1;           // estimated staging time; < 0: unknown
     QStringList diffPartitions;    // first and last: row-level diff
     QStringList outsidePartitions; // just outside: validated to stay unchanged
-    QList<Downstream> downstream;  // what --cascade would also stage, transitively
+    QList<Downstream> downstream;  // every model downstream, transitively, in the order a cascade stages them
     QStringList conflicts;         // "2026-03-11 .. 2026-03-12: backfill 7 (alice, staged)"
 
     bool isValid() const { return partitions > 0; }
@@ -64,7 +69,10 @@ struct Plan {
     // The plan for partitions first..last (ordinals of `calendar`). `past`: the model's
     // past throughput, when read (EngineClient::throughput).
     static Plan make(const backfill::Spec &spec, const PartitionCalendarModel &calendar, int first, int last,
-                     const HistoryRows &history, bool cascade, const backfill::Throughput &past = {});
+                     const HistoryRows &history, bool cascade, const backfill::Throughput &past = {},
+                     const QStringList &leaveOut = {});
+    // The downstream models a publish of this window leaves stale.
+    QList<Downstream> staleDownstream() const;
 };
 
 // `text` quoted for a POSIX shell when it needs to be.

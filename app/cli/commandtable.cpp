@@ -59,7 +59,7 @@ QList<CommandHelp> buildTable()
                      true, false, true};
     t << CommandHelp{
         QStringLiteral("backfill"),
-        QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N] [--cascade] | --resume ID [--retry-failed] [--timings]"),
+        QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N] [--cascade [--leave-out M]...] | --resume ID [--retry-failed] [--timings]"),
         QStringLiteral("claim a window, stage it (boundary partitions first), validate, store and print the review"),
         QStringLiteral("Claims the partitions of a window of a model, runs the model's own transform for each into a "
                        "stage (the boundary partitions first), compares old and new totals per partition and measure "
@@ -76,6 +76,9 @@ QList<CommandHelp> buildTable()
                        "Also backfill every model downstream of this one (depends_on in the spec) over the window it "
                        "maps to; each is reviewed with it, and publishing this backfill publishes them all in one "
                        "transaction."),
+                option("leave-out", "M",
+                       "With --cascade, do not stage downstream model M (nor what reads it); repeat it for several. "
+                       "M is stale once this backfill is published, and the review says so."),
                 option("resume", "ID",
                        "Finish backfill ID after an interruption (Ctrl-C, a crash, a lapsed lease): stage what is not "
                        "staged yet under the same id, then validate. Takes the model and window from backfill ID."),

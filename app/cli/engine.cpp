@@ -219,6 +219,7 @@ int engineCommand(const QString &command, const QStringList &arguments)
     const QCommandLineOption override_(QStringLiteral("override"));
     const QCommandLineOption refresh(QStringLiteral("refresh"));
     const QCommandLineOption cascadeOption(QStringLiteral("cascade"));
+    const QCommandLineOption leaveOutOption(QStringLiteral("leave-out"));
     const QCommandLineOption resume(QStringLiteral("resume"));
     const QCommandLineOption retryFailed(QStringLiteral("retry-failed"));
     const QCommandLineOption prune(QStringLiteral("prune"));
@@ -331,6 +332,8 @@ int engineCommand(const QString &command, const QStringList &arguments)
         req.from = parser.value(from).toStdString();
         req.to = parser.value(to).toStdString();
         req.cascade = parser.isSet(cascadeOption);
+        for (const QString &name : parser.values(leaveOutOption))
+            req.leaveOut.push_back(name.toStdString());
         req.parallel = parser.value(parallel).toInt(&ok);
         if (!ok || req.parallel < 1) {
             const auto m = engine.model(modelName);
@@ -375,7 +378,8 @@ int engineCommand(const QString &command, const QStringList &arguments)
             printTimings(r->timings);
         for (const std::string &s : r->staleDownstream)
             err() << "reprint: warning: downstream " << QString::fromStdString(s) << " will be stale after publishing; "
-                  << "backfill it too, or use --cascade.\n";
+                  << (req.cascade ? "it was left out of the cascade: backfill it once this one is published.\n"
+                                  : "backfill it too, or use --cascade.\n");
         if (!r->validationPassed) {
             const std::string next = "Backfill " + std::to_string(r->id) + " keeps its claim: publish it with `reprint publish "
                                      + std::to_string(r->id) + " --approve NOTE --override REASON`, or free the window with `reprint abandon "

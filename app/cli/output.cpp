@@ -270,7 +270,7 @@ void Output::review(const backfill::Review &review, const std::vector<backfill::
         if (m_format == Format::Table)
             for (const std::string &d : r.staleDownstream)
                 QTextStream(stdout) << "STALE: downstream " << q(d) << " reads this window and is not in this backfill: it is stale once this "
-                                    << "is published (backfill it too, or use --cascade)\n\n";
+                                    << "is published (backfill it after this one, or stage it with this window: --cascade)\n\n";
         if (m_format == Format::Table)
             for (const std::string &m : r.floatMeasures)
                 QTextStream(stdout) << "measure " << q(m) << " is floating point: its totals are summed exactly (as numeric), "

@@ -4,6 +4,7 @@
 #include "modelsql.h"
 #include "privileges.h"
 #include "sqltext.h"
+#include "window.h"
 #include "warehouse/localcluster.h"
 
 #include <QDateTime>
@@ -48,11 +49,6 @@ using CheckValues = std::map<std::string, std::map<long long, Value>>;
 long long epoch(const Partition &p)
 {
     return p.start.toSecsSinceEpoch();
-}
-
-std::string windowText(const Partition &from, const Partition &to)
-{
-    return from.name == to.name ? from.name : from.name + ".." + to.name;
 }
 
 std::string holderName()
@@ -252,34 +248,6 @@ Verdict verdictOf(const Model &model, const std::string &measure, const Value &o
     if (agrees(oldValue, current, tol))
         return Verdict::Unchanged;
     return checks.empty() ? Verdict::Unexpected : Verdict::Expected;
-}
-
-struct Window {
-    const Model *model = nullptr;
-    PartitionScheme scheme{Grain::Day, "UTC"};
-    std::vector<Partition> partitions;
-    Partition before, after;  // the partitions just outside each end
-    const Partition &first() const { return partitions.front(); }
-    const Partition &last() const { return partitions.back(); }
-};
-
-Result<Window> windowOf(const Model &model, const std::string &from, const std::string &to)
-{
-    Window w;
-    w.model = &model;
-    w.scheme = model.scheme();
-    auto f = w.scheme.parse(from);
-    if (!f)
-        return f.error();
-    auto t = w.scheme.parse(to);
-    if (!t)
-        return t.error();
-    if (t->start < f->start)
-        return usage("the window " + from + ".." + to + " ends before it starts", "Swap --from and --to.");
-    w.partitions = w.scheme.range(*f, *t);
-    w.before = w.scheme.previous(*f);
-    w.after = w.scheme.next(*t);
-    return w;
 }
 
 std::string stageTableName(long long id, const Model &model)
@@ -1636,28 +1604,6 @@ Task<bool> markFailed(warehouse::Connection &conn, long long id, const std::stri
     co_return r.ok();
 }
 
-std::vector<std::string> staleDownstreamOf(const Spec &spec, const Window &w)
-{
-    std::vector<std::string> out;
-    std::set<std::string> seen;
-    std::deque<std::pair<const Model *, std::pair<QDateTime, QDateTime>>> todo;
-    todo.push_back({w.model, {w.first().start, w.last().end}});
-    while (!todo.empty()) {
-        auto [m, span] = todo.front();
-        todo.pop_front();
-        for (const Model *d : spec.dependants(m->name)) {
-            if (!seen.insert(d->name).second)
-                continue;
-            const PartitionScheme scheme = d->scheme();
-            const Partition a = scheme.containing(span.first);
-            const Partition b = scheme.containing(span.second.addSecs(-1));
-            out.push_back(d->name + " " + windowText(a, b));
-            todo.push_back({d, {a.start, b.end}});
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 namespace {
@@ -1669,62 +1615,6 @@ struct Member {
     ModelSql sql;
     Recorded rec;
 };
-
-// The downstream models of `root` in dependency order (each after all its upstreams in
-// the set), each with the window mapped onto its own grain: day -> the months that
-// contain those days, and so on.
-std::vector<std::pair<const Model *, Window>> cascadeOf(const Spec &spec, const Window &root)
-{
-    // Every model downstream of the root, transitively.
-    std::set<std::string> downstream;
-    std::deque<std::string> todo{root.model->name};
-    while (!todo.empty()) {
-        const std::string name = todo.front();
-        todo.pop_front();
-        for (const Model *d : spec.dependants(name))
-            if (downstream.insert(d->name).second)
-                todo.push_back(d->name);
-    }
-    // Place each once all its upstreams in the cascade are placed; its window covers the
-    // union of theirs, on its own grain.
-    std::vector<std::pair<const Model *, Window>> out;
-    std::map<std::string, std::pair<QDateTime, QDateTime>> spans{{root.model->name, {root.first().start, root.last().end}}};
-    bool grew = true;
-    while (grew) {
-        grew = false;
-        for (const Model &m : spec.models) {
-            if (!downstream.count(m.name) || spans.count(m.name))
-                continue;
-            bool ready = true;
-            std::optional<std::pair<QDateTime, QDateTime>> span;
-            for (const std::string &up : m.dependsOn) {
-                if (up != root.model->name && !downstream.count(up))
-                    continue;  // an external relation, or a model outside the cascade
-                auto it = spans.find(up);
-                if (it == spans.end()) {
-                    ready = false;
-                    break;
-                }
-                span = span ? std::make_pair(std::min(span->first, it->second.first), std::max(span->second, it->second.second))
-                            : it->second;
-            }
-            if (!ready || !span)
-                continue;
-            Window w;
-            w.model = &m;
-            w.scheme = m.scheme();
-            const Partition a = w.scheme.containing(span->first);
-            const Partition b = w.scheme.containing(span->second.addSecs(-1));
-            w.partitions = w.scheme.range(a, b);
-            w.before = w.scheme.previous(a);
-            w.after = w.scheme.next(b);
-            spans[m.name] = {a.start, b.end};
-            out.emplace_back(&m, std::move(w));
-            grew = true;
-        }
-    }
-    return out;
-}
 
 // The error of a backfill whose claim was taken over while it ran (its lease lapsed: the
 // process was stopped, suspended or cut off longer than the lease), naming the taker.
@@ -1927,6 +1817,7 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
     if (req.retryFailed && req.resumeId <= 0)
         co_return usage("--retry-failed needs --resume ID", "Name the backfill whose failed partitions to re-stage.");
     std::vector<long long> resumed;  // a resume: the backfill, then its cascade's members in the order they were recorded
+    std::set<std::string> resumedModels;  // a resume: the models of its cascade's members
     if (req.resumeId > 0) {
         // A resume takes its model and window from the backfill itself, and resumes a
         // cascade as a whole: a downstream member alone would read the upstream's target
@@ -1940,7 +1831,8 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         const std::string id = std::to_string(req.resumeId);
         auto family = co_await (*conn)->query("SELECT coalesce((SELECT parent_id::text FROM reprint.backfills WHERE id = $1), ''), "
                                               "coalesce((SELECT string_agg(id::text, ',' ORDER BY id) FROM reprint.backfills "
-                                              "WHERE parent_id = $1), '')",
+                                              "WHERE parent_id = $1), ''), "
+                                              "coalesce((SELECT string_agg(model, ',') FROM reprint.backfills WHERE parent_id = $1), '')",
                                               args(id));
         (*conn)->close();
         if (!family)
@@ -1953,6 +1845,10 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         for (const QString &child : QString::fromStdString(*family->last().rows.front()[1]).split(QLatin1Char(','), Qt::SkipEmptyParts))
             resumed.push_back(child.toLongLong());
         req.cascade = resumed.size() > 1;
+        // The members left out when it started stay out.
+        resumedModels.clear();
+        for (const QString &name : QString::fromStdString(*family->last().rows.front()[2]).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            resumedModels.insert(name.toStdString());
         req.model = b->model;
         req.from = b->from;
         req.to = b->to;
@@ -1965,6 +1861,23 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         co_return w.error();
     if (req.parallel < 1)
         co_return usage("--parallel must be at least 1");
+    std::set<std::string> leaveOut(req.leaveOut.begin(), req.leaveOut.end());
+    if (!leaveOut.empty() && !req.cascade)
+        co_return usage("--leave-out needs --cascade", "Add --cascade, or drop --leave-out: without a cascade every downstream model is left stale.");
+    const std::vector<DownstreamWindow> downstream = downstreamWindows(m_spec, *w, leaveOut);
+    for (const std::string &name : leaveOut)
+        if (std::none_of(downstream.begin(), downstream.end(), [&](const DownstreamWindow &d) { return d.model->name == name; })) {
+            std::string names;
+            for (const DownstreamWindow &d : downstream)
+                names += (names.empty() ? "" : ", ") + d.model->name;
+            co_return usage("--leave-out " + name + ": it is not downstream of " + (*m)->name,
+                            downstream.empty() ? "Nothing is downstream of " + (*m)->name + "; drop --leave-out."
+                                               : "The downstream models are " + names + ".");
+        }
+    if (req.resumeId > 0 && req.cascade)
+        for (const DownstreamWindow &d : downstream)
+            if (!resumedModels.count(d.model->name))
+                leaveOut.insert(d.model->name);
     auto s = co_await open(*m, cancel);
     if (!s)
         co_return s.error();
@@ -1984,17 +1897,21 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
     members[0].model = *m;
     members[0].window = *w;
     members[0].sql = (*s)->sql;
-    if (req.cascade)
-        for (auto &[dm, dw] : cascadeOf(m_spec, *w)) {
-            Member d;
-            d.model = dm;
-            d.window = dw;
-            auto dsql = co_await describeModel(c, m_spec, *dm);
-            if (!dsql)
-                co_return dsql.error();
-            d.sql = std::move(*dsql);
-            members.push_back(std::move(d));
+    std::vector<std::string> stale;  // "model window" of each downstream model this backfill leaves stale
+    for (const DownstreamWindow &dw : downstreamWindows(m_spec, *w, leaveOut)) {
+        if (!req.cascade || !dw.staged) {
+            stale.push_back(dw.model->name + " " + dw.window.text());
+            continue;
         }
+        Member d;
+        d.model = dw.model;
+        d.window = dw.window;
+        auto dsql = co_await describeModel(c, m_spec, *dw.model);
+        if (!dsql)
+            co_return dsql.error();
+        d.sql = std::move(*dsql);
+        members.push_back(std::move(d));
+    }
 
     laps.lap("connect and read the catalog");
     emit("claiming", req.resumeId, "claiming " + windowText(w->first(), w->last()) + " of " + (*m)->name
@@ -2121,8 +2038,7 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         }
     }
     outcome.validationPassed = passed;
-    if (!req.cascade)
-        outcome.staleDownstream = staleDownstreamOf(m_spec, *w);
+    outcome.staleDownstream = stale;
     auto review = co_await this->review(outcome.id);
     if (!review)
         co_return review.error();
@@ -2274,11 +2190,9 @@ Task<Result<Review>> Engine::review(long long id)
     if (m && (rv.cascade.empty() || rv.cascade.front().id == id)) {
         // Downstream models this window makes stale: those not staged with it.
         if (auto w = windowOf(*m, b->from, b->to))
-            for (const std::string &stale : staleDownstreamOf(m_spec, *w)) {
-                const std::string name = stale.substr(0, stale.find(' '));
-                if (std::none_of(rv.cascade.begin(), rv.cascade.end(), [&](const CascadeMember &c) { return c.model == name; }))
-                    rv.staleDownstream.push_back(stale);
-            }
+            for (const DownstreamWindow &d : downstreamWindows(m_spec, *w))
+                if (std::none_of(rv.cascade.begin(), rv.cascade.end(), [&](const CascadeMember &c) { return c.model == d.model->name; }))
+                    rv.staleDownstream.push_back(d.model->name + " " + d.window.text());
     }
     if (m) {
         // The row diffs' changed columns that no measure covers: unexpected.

@@ -14,6 +14,7 @@
 
 #include "review.h"
 #include "spec.h"
+#include "window.h"
 #include "warehouse/connection.h"
 
 #include <atomic>
@@ -120,6 +121,9 @@ struct BackfillRequest {
     std::string to;
     int parallel = 1;
     bool cascade = false;      // also stage every downstream model over the mapped window
+    // With cascade: downstream models not to stage (nor any model downstream of them);
+    // they are stale once the window is published, and the review says so.
+    std::vector<std::string> leaveOut;
     long long resumeId = 0;    // re-stage only what is not staged of this backfill, keep its id
     bool retryFailed = false;  // with resumeId: re-stage only failed partitions
 };

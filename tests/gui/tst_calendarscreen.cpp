@@ -300,7 +300,18 @@ private Q_SLOTS:
         QVERIFY(confirm);
         QVERIFY(!confirm->findChild<QWidget *>(QStringLiteral("confirmWarning")));
         QVERIFY(!confirm->findChild<QPushButton *>(QStringLiteral("confirmWiden")));
-        QVERIFY(text("confirmDownstream").contains(QStringLiteral("staged and validated too")));
+        // Each downstream model has its box: ticked, it is staged with the window.
+        auto *stage = confirm->findChild<QCheckBox *>(QStringLiteral("stage_agg_daily_revenue"));
+        QVERIFY(stage);
+        QVERIFY(stage->isChecked());
+        QVERIFY2(stage->text().contains(QStringLiteral("agg_daily_revenue, 2026-03-09 .. 2026-03-14 (6 partitions): staged and validated too")),
+                 qPrintable(stage->text()));
+        // Left out, it says it goes stale, and the command says --leave-out.
+        stage->setChecked(false);
+        QVERIFY2(stage->text().contains(QStringLiteral("left out: stale once this is published")), qPrintable(stage->text()));
+        QVERIFY2(text("confirmCommand").endsWith(QStringLiteral("--cascade --leave-out agg_daily_revenue")), qPrintable(text("confirmCommand")));
+        stage->setChecked(true);
+        QVERIFY(!text("confirmCommand").contains(QStringLiteral("--leave-out")));
         start = confirm->findChild<QPushButton *>(QStringLiteral("confirmStart"));
         QCOMPARE(start->text(), QStringLiteral("Start backfill"));
         QVERIFY(start->isDefault());
@@ -310,6 +321,19 @@ private Q_SLOTS:
         QCOMPARE(request.from, std::string("2026-03-09"));
         QCOMPARE(request.to, std::string("2026-03-14"));
         QVERIFY(request.cascade);
+        QVERIFY(request.leaveOut.empty());
+
+        // Started with the model left out: the request leaves it out.
+        QTRY_VERIFY(!f.child<QDialog>("confirmBackfill"));
+        QTest::mouseClick(f.child<QPushButton>("startBackfill"), Qt::LeftButton);
+        confirm = f.child<QDialog>("confirmBackfill");
+        QVERIFY(confirm);
+        confirm->findChild<QCheckBox *>(QStringLiteral("stage_agg_daily_revenue"))->setChecked(false);
+        QTest::mouseClick(confirm->findChild<QPushButton *>(QStringLiteral("confirmStart")), Qt::LeftButton);
+        QCOMPARE(requested.count(), 2);
+        const auto leftOut = requested.at(1).at(0).value<BackfillRequest>();
+        QVERIFY(leftOut.cascade);
+        QCOMPARE(leftOut.leaveOut, std::vector<std::string>{"agg_daily_revenue"});
     }
 
     void scopeRowStaysPutAndUnclipped()

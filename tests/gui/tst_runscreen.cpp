@@ -251,8 +251,13 @@ private Q_SLOTS:
         QVERIFY(!screen->resumeButton()->isEnabled());
         QCOMPARE(screen->findChild<QLabel *>(QStringLiteral("doneValue"))->text(), QStringLiteral("6 of 6"));
         QVERIFY(screen->throughputModel()->rowCount() >= 1);
-        QVERIFY(screen->logModel()->text().contains(QStringLiteral("validation passed"))
-                || screen->logModel()->text().contains(QStringLiteral("validation failed")));
+        // The engine's "validation passed" line is held until the read-back shows every
+        // partition staged (so the log reads in order), which may land after the verdicts.
+        QTRY_VERIFY_WITH_TIMEOUT(screen->logModel()->text().contains(QStringLiteral("validation passed"))
+                                     || screen->logModel()->text().contains(QStringLiteral("validation failed")),
+                                 10000);
+        const QString log = screen->logModel()->text();
+        QVERIFY2(log.indexOf(QStringLiteral("2026-03-14 staged")) < log.indexOf(QStringLiteral("validation ")), qPrintable(log));
 
         // Review: with nothing connected, the stored review opens read-only.
         screen->reviewButton()->click();

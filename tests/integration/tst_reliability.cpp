@@ -467,6 +467,116 @@ UPDATE zoned.t SET label = 'stale' WHERE id IN (3, 6);
         QCOMPARE(scalar(db, "SELECT string_agg(status, ',' ORDER BY id) FROM reprint.backfills WHERE id >= $1", {std::to_string(root)}),
                  std::string("published,published"));
     }
+
+    // Issue 14 item 1: a cascade's plan lets the user leave a downstream model out. A chain
+    // day -> week -> month: a window of 2026-03-28..31 (Saturday to Tuesday) reaches weeks
+    // 13..14, and week 14 ends in April, so the month model gets 2026-03..2026-04 (the
+    // engine maps each model from its upstreams' windows, not from the root's). Leaving the
+    // week model out leaves the month model out too (it would read the week's old rows);
+    // both are named stale in the run and the stored review, and only the rest is staged
+    // and published.
+    void leftOutDownstreamIsStaleAndNeverWritten()
+    {
+        const std::string db = test::demoCopy("rel_leaveout");
+        QVERIFY(test::execute(db, "CREATE TABLE analytics.agg_weekly_revenue (week_start date PRIMARY KEY, revenue numeric);"
+                                  "INSERT INTO analytics.agg_weekly_revenue SELECT date_trunc('week', order_date)::date, sum(revenue) "
+                                  "FROM analytics.agg_daily_revenue GROUP BY 1;"
+                                  "CREATE TABLE analytics.agg_monthly_revenue (month_start date PRIMARY KEY, revenue numeric);"
+                                  "INSERT INTO analytics.agg_monthly_revenue SELECT date_trunc('month', week_start)::date, sum(revenue) "
+                                  "FROM analytics.agg_weekly_revenue GROUP BY 1;")
+                    .ok());
+        QTemporaryDir dir;
+        auto write = [&](const QString &name, const QString &text) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(text.toUtf8());
+        };
+        const QString spec = specCopy(dir, [&](QString &yaml) {
+            yaml.replace(QRegularExpression(QStringLiteral("^warehouse: .*$"), QRegularExpression::MultilineOption),
+                         QStringLiteral("warehouse: \"%1\"").arg(QString::fromStdString(db)));
+            yaml += QStringLiteral(
+                "\n  - name: agg_weekly_revenue\n    target: analytics.agg_weekly_revenue\n"
+                "    partition: { column: week_start, grain: week, timezone: UTC }\n    key: [week_start]\n"
+                "    measures: [revenue]\n    transform: weekly.sql\n    depends_on: [agg_daily_revenue]\n    publish: replace\n"
+                "\n  - name: agg_monthly_revenue\n    target: analytics.agg_monthly_revenue\n"
+                "    partition: { column: month_start, grain: month, timezone: UTC }\n    key: [month_start]\n"
+                "    measures: [revenue]\n    transform: monthly.sql\n    depends_on: [agg_weekly_revenue]\n    publish: replace\n");
+        });
+        write(QStringLiteral("weekly.sql"),
+              QStringLiteral("SELECT date_trunc('week', order_date)::date AS week_start, sum(revenue) AS revenue "
+                             "FROM {{ agg_daily_revenue }} WHERE order_date >= :start AND order_date < :end GROUP BY 1\n"));
+        write(QStringLiteral("monthly.sql"),
+              QStringLiteral("SELECT date_trunc('month', week_start)::date AS month_start, sum(revenue) AS revenue "
+                             "FROM {{ agg_weekly_revenue }} WHERE week_start >= :start AND week_start < :end GROUP BY 1\n"));
+        const QStringList window{QStringLiteral("--model"), QStringLiteral("fct_order_lines"), QStringLiteral("--from"),
+                                 QStringLiteral("2026-03-28"), QStringLiteral("--to"), QStringLiteral("2026-03-31")};
+
+        // Bad leave-outs change nothing and say what would be right.
+        auto noCascade = test::runReprint(oddArgs(QStringLiteral("backfill"), spec) << window << QStringLiteral("--leave-out")
+                                                                                      << QStringLiteral("agg_weekly_revenue"));
+        QCOMPARE(noCascade.exitCode, 1);
+        QVERIFY2(noCascade.err.contains(QStringLiteral("--leave-out needs --cascade")), qPrintable(noCascade.err));
+        auto unknown = test::runReprint(oddArgs(QStringLiteral("backfill"), spec) << window << QStringLiteral("--cascade")
+                                                                                   << QStringLiteral("--leave-out") << QStringLiteral("fct_order_lines"));
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.contains(QStringLiteral("not downstream of fct_order_lines"))
+                     && unknown.err.contains(QStringLiteral("agg_daily_revenue, agg_weekly_revenue, agg_monthly_revenue")),
+                 qPrintable(unknown.err));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.backfills"), std::string("0"));
+
+        // The whole chain: the month model gets both months its weeks touch.
+        auto whole = test::runReprint(oddArgs(QStringLiteral("backfill"), spec) << window << QStringLiteral("--cascade"));
+        QVERIFY2(whole.exitCode == 0, qPrintable(whole.err));
+        QCOMPARE(scalar(db, "SELECT string_agg(model || ' ' || from_partition || '..' || to_partition, ', ' ORDER BY id) "
+                            "FROM reprint.backfills"),
+                 std::string("fct_order_lines 2026-03-28..2026-03-31, agg_daily_revenue 2026-03-28..2026-03-31, "
+                             "agg_weekly_revenue 2026-W13..2026-W14, agg_monthly_revenue 2026-03..2026-04"));
+        QVERIFY(test::runReprint(oddArgs(QStringLiteral("abandon"), spec) << QString::number(backfillIdFrom(whole))).exitCode == 0);
+
+        // The week model left out: the month model is out with it.
+        const std::string weeksBefore = scalar(db, "SELECT string_agg(week_start || '=' || revenue, ',' ORDER BY week_start) "
+                                                   "FROM analytics.agg_weekly_revenue");
+        const std::string monthsBefore = scalar(db, "SELECT string_agg(month_start || '=' || revenue, ',' ORDER BY month_start) "
+                                                    "FROM analytics.agg_monthly_revenue");
+        auto bf = test::runReprint(oddArgs(QStringLiteral("backfill"), spec) << window << QStringLiteral("--cascade")
+                                                                              << QStringLiteral("--leave-out") << QStringLiteral("agg_weekly_revenue")
+                                                                              << QStringLiteral("--format") << QStringLiteral("json"));
+        QVERIFY2(bf.exitCode == 0, qPrintable(bf.err));
+        const QJsonObject review = json(bf);
+        const QJsonArray members = review.value(QStringLiteral("cascade")).toArray();
+        QCOMPARE(members.size(), 1);
+        QCOMPARE(members.first().toObject().value(QStringLiteral("model")).toString(), QStringLiteral("agg_daily_revenue"));
+        QVERIFY2(bf.err.contains(QStringLiteral("downstream agg_weekly_revenue 2026-W13..2026-W14 will be stale"))
+                     && bf.err.contains(QStringLiteral("downstream agg_monthly_revenue 2026-03..2026-04 will be stale"))
+                     && bf.err.contains(QStringLiteral("left out of the cascade")),
+                 qPrintable(bf.err));
+        const QString id = QString::number(review.value(QStringLiteral("backfill")).toInteger());
+        auto diff = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << id << QStringLiteral("--format") << QStringLiteral("json"));
+        QVERIFY2(diff.exitCode == 0, qPrintable(diff.err));
+        QStringList stale;
+        for (const QJsonValue &v : json(diff).value(QStringLiteral("stale_downstream")).toArray())
+            stale << v.toString();
+        QCOMPARE(stale, (QStringList{QStringLiteral("agg_weekly_revenue 2026-W13..2026-W14"),
+                                     QStringLiteral("agg_monthly_revenue 2026-03..2026-04")}));
+        // The packet says so too.
+        const QString html = dir.filePath(QStringLiteral("leaveout.html"));
+        QVERIFY(test::runReprint(oddArgs(QStringLiteral("report"), spec) << id << QStringLiteral("--out") << html).exitCode == 0);
+        QFile packet(html);
+        QVERIFY(packet.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(packet.readAll());
+        QVERIFY(text.contains(QStringLiteral("Stale after publish: downstream agg_weekly_revenue 2026-W13..2026-W14")));
+        QVERIFY(text.contains(QStringLiteral("Stale after publish: downstream agg_monthly_revenue 2026-03..2026-04")));
+
+        auto pub = test::runReprint(oddArgs(QStringLiteral("publish"), spec) << id << QStringLiteral("--approve") << QStringLiteral("weeks later"));
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+        QCOMPARE(scalar(db, "SELECT string_agg(model || ':' || status, ',' ORDER BY id) FROM reprint.backfills WHERE id >= $1",
+                        {id.toStdString()}),
+                 std::string("fct_order_lines:published,agg_daily_revenue:published"));
+        QCOMPARE(scalar(db, "SELECT string_agg(week_start || '=' || revenue, ',' ORDER BY week_start) FROM analytics.agg_weekly_revenue"),
+                 weeksBefore);
+        QCOMPARE(scalar(db, "SELECT string_agg(month_start || '=' || revenue, ',' ORDER BY month_start) FROM analytics.agg_monthly_revenue"),
+                 monthsBefore);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestReliability)
