@@ -1,14 +1,47 @@
 #include "darkpalette.h"
 
 #include <QApplication>
+#include <QPainter>
 #include <QPalette>
+#include <QProxyStyle>
 #include <QStyleFactory>
+#include <QStyleOption>
 
 namespace reprint::views {
 
+namespace {
+
+// Fusion outlines a check box in the window colour darkened, which on a dark window is
+// the colour of the box itself: the box disappears. Outline it in a quiet light grey.
+class DarkStyle : public QProxyStyle {
+public:
+    DarkStyle() : QProxyStyle(QStyleFactory::create(QStringLiteral("Fusion"))) {}
+
+    void drawPrimitive(PrimitiveElement element, const QStyleOption *option, QPainter *painter,
+                       const QWidget *widget = nullptr) const override
+    {
+        QProxyStyle::drawPrimitive(element, option, painter, widget);
+        if (element != PE_IndicatorCheckBox && element != PE_IndicatorRadioButton)
+            return;
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        const bool enabled = option->state & State_Enabled;
+        painter->setPen(QPen(enabled ? QColor(0x8e, 0x93, 0x9b) : QColor(0x55, 0x58, 0x5e), 1));
+        painter->setBrush(Qt::NoBrush);
+        const QRectF r = QRectF(option->rect).adjusted(0.5, 0.5, -0.5, -0.5);
+        if (element == PE_IndicatorRadioButton)
+            painter->drawEllipse(r);
+        else
+            painter->drawRoundedRect(r, 1.5, 1.5);
+        painter->restore();
+    }
+};
+
+} // namespace
+
 void useDarkPalette()
 {
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QApplication::setStyle(new DarkStyle);
     QPalette p;
     const QColor window(0x2b, 0x2d, 0x31);
     const QColor base(0x1f, 0x21, 0x24);

@@ -476,6 +476,17 @@ private Q_SLOTS:
             QTest::qWait(100);
             QVERIFY(confirm->grab().save(out + QStringLiteral("/calendar-confirm%1.png").arg(suffix)));
             confirm->reject();
+            // A cascade with its downstream model left out.
+            QVERIFY(f.screen->selectWindow(QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14")));
+            f.child<QCheckBox>("cascade")->setChecked(true);
+            QTRY_VERIFY(!f.child<QDialog>("confirmBackfill"));
+            QTest::mouseClick(f.child<QPushButton>("startBackfill"), Qt::LeftButton);
+            confirm = f.child<QDialog>("confirmBackfill");
+            QVERIFY(confirm);
+            confirm->findChild<QCheckBox *>(QStringLiteral("stage_agg_daily_revenue"))->setChecked(false);
+            QTest::qWait(100);
+            QVERIFY(confirm->grab().save(out + QStringLiteral("/calendar-confirm-leaveout%1.png").arg(suffix)));
+            confirm->reject();
         }
         QApplication::setPalette(light);
     }
