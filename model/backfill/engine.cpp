@@ -11,6 +11,7 @@
 #include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTimeZone>
 
 #include <boost/asio/redirect_error.hpp>
 
@@ -1027,6 +1028,9 @@ struct BackfillRow {
     long long id = 0;
     std::string model, kind, status, validation, validationMessage, transformHash, stageTable, operatorName;
     std::string from, to, archiveTable;
+    QDateTime windowStart, windowEnd;  // the instants the window was claimed over, [start, end)
+    // The window as it was claimed (its stored instants, not its names read again).
+    Window window(const Model &m) const { return windowSpanning(m, windowStart, windowEnd); }
 };
 
 Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, bool forUpdate)
@@ -1034,7 +1038,8 @@ Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, b
     const std::string lock = forUpdate ? " FOR UPDATE" : "";
     auto r = co_await c.query(std::string("SELECT id::text, model, kind, status, coalesce(validation, ''), "
                                           "coalesce(validation_message, ''), transform_hash, coalesce(stage_table, ''), "
-                                          "operator, from_partition, to_partition, coalesce(archive_table, '') "
+                                          "operator, from_partition, to_partition, coalesce(archive_table, ''), "
+                                          "extract(epoch FROM window_start)::bigint::text, extract(epoch FROM window_end)::bigint::text "
                                           "FROM reprint.backfills WHERE id = $1")
                                   + lock,
                               args(std::to_string(id)));
@@ -1056,6 +1061,8 @@ Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, b
     b.from = *row[9];
     b.to = *row[10];
     b.archiveTable = *row[11];
+    b.windowStart = QDateTime::fromSecsSinceEpoch(std::stoll(*row[12]), QTimeZone::utc());
+    b.windowEnd = QDateTime::fromSecsSinceEpoch(std::stoll(*row[13]), QTimeZone::utc());
     co_return b;
 }
 
@@ -2189,10 +2196,9 @@ Task<Result<Review>> Engine::review(long long id)
             rv.cascade.push_back({std::stoll(*row[0]), *row[1], *row[2], *row[3], *row[4], *row[5]});
     if (m && (rv.cascade.empty() || rv.cascade.front().id == id)) {
         // Downstream models this window makes stale: those not staged with it.
-        if (auto w = windowOf(*m, b->from, b->to))
-            for (const DownstreamWindow &d : downstreamWindows(m_spec, *w))
-                if (std::none_of(rv.cascade.begin(), rv.cascade.end(), [&](const CascadeMember &c) { return c.model == d.model->name; }))
-                    rv.staleDownstream.push_back(d.model->name + " " + d.window.text());
+        for (const DownstreamWindow &d : downstreamWindows(m_spec, b->window(*m)))
+            if (std::none_of(rv.cascade.begin(), rv.cascade.end(), [&](const CascadeMember &c) { return c.model == d.model->name; }))
+                rv.staleDownstream.push_back(d.model->name + " " + d.window.text());
     }
     if (m) {
         // The row diffs' changed columns that no measure covers: unexpected.
@@ -2250,9 +2256,8 @@ Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
     auto m = model(b->model);
     if (!m)
         co_return m.error();
-    auto w = windowOf(**m, b->from, b->to);
-    if (!w)
-        co_return w.error();
+    const Window claimed = b->window(**m);
+    const Window *w = &claimed;
     auto p = w->scheme.parse(partition);
     if (!p)
         co_return p.error();
@@ -2496,9 +2501,8 @@ Task<Result<PublishOutcome>> Engine::publishSteps(PublishRequest req, CancelToke
         auto m = model(b->model);
         if (!m)
             co_return co_await fail(m.error());
-        auto w = windowOf(**m, b->from, b->to);
-        if (!w)
-            co_return co_await fail(w.error());
+        const Window claimed = b->window(**m);
+        const Window *w = &claimed;
         auto locked = co_await c.query("SELECT pg_advisory_xact_lock(hashtext('reprint.publish'), hashtext($1))", args((*m)->name));
         if (!locked)
             co_return co_await fail(locked.error());
@@ -2665,9 +2669,8 @@ Task<Result<UndoOutcome>> Engine::undoSteps(UndoRequest req, CancelTokenPtr canc
     auto m = model(first->model);
     if (!m)
         co_return m.error();
-    auto w = windowOf(**m, first->from, first->to);
-    if (!w)
-        co_return w.error();
+    const Window claimed = first->window(**m);
+    const Window *w = &claimed;
     auto s = co_await open(*m, cancel);
     if (!s)
         co_return s.error();

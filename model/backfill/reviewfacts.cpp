@@ -3,6 +3,7 @@
 #include "migrations.h"
 #include "modelsql.h"
 #include "sqltext.h"
+#include "window.h"
 
 #include <QDateTime>
 #include <QTime>
@@ -43,13 +44,17 @@ Task<Result<ConnectionPtr>> connectFor(const Engine &engine)
 struct Stored {
     std::string model, status, from, to, stageTable, archiveTable;
     bool archiveExists = false;
+    QDateTime windowStart, windowEnd;  // the instants the window was claimed over, [start, end)
+    // The window as it was claimed (its stored instants, not its names read again).
+    Window window(const Model &m) const { return windowSpanning(m, windowStart, windowEnd); }
 };
 
 Task<Result<Stored>> readStored(warehouse::Connection &c, long long id)
 {
     auto r = co_await c.query("SELECT model, status, from_partition, to_partition, coalesce(stage_table, ''), "
                               "coalesce(archive_table, ''), (archive_table IS NOT NULL AND "
-                              "to_regclass(quote_ident('reprint_archive') || '.' || quote_ident(archive_table)) IS NOT NULL)::text "
+                              "to_regclass(quote_ident('reprint_archive') || '.' || quote_ident(archive_table)) IS NOT NULL)::text, "
+                              "extract(epoch FROM window_start)::bigint::text, extract(epoch FROM window_end)::bigint::text "
                               "FROM reprint.backfills WHERE id = $1",
                               args(std::to_string(id)));
     if (!r)
@@ -58,7 +63,9 @@ Task<Result<Stored>> readStored(warehouse::Connection &c, long long id)
         co_return Error::make(ErrorKind::Usage, "there is no backfill " + std::to_string(id),
                               "`reprint history --spec S` lists them.");
     const auto &row = r->last().rows.front();
-    co_return Stored{*row[0], *row[1], *row[2], *row[3], *row[4], *row[5], *row[6] == "true"};
+    co_return Stored{*row[0], *row[1], *row[2], *row[3], *row[4], *row[5], *row[6] == "true",
+                     QDateTime::fromSecsSinceEpoch(std::stoll(*row[7]), QTimeZone::utc()),
+                     QDateTime::fromSecsSinceEpoch(std::stoll(*row[8]), QTimeZone::utc())};
 }
 
 // The two relations a diff compares: before and after the backfill.
@@ -89,12 +96,9 @@ Result<Located> locate(const Engine &engine, const Stored &b, const std::string 
     auto p = scheme.parse(partition);
     if (!p)
         return p.error();
-    auto from = scheme.parse(b.from);
-    auto to = scheme.parse(b.to);
-    if (!from || !to)
-        return Error::make(ErrorKind::Internal, "backfill window " + b.from + ".." + b.to + " does not parse");
-    const Partition first = outsideToo ? scheme.previous(*from) : *from;
-    const Partition last = outsideToo ? scheme.next(*to) : *to;
+    const Window w = b.window(**m);
+    const Partition first = outsideToo ? w.before : w.first();
+    const Partition last = outsideToo ? w.after : w.last();
     if (p->start < first.start || !(p->start < last.end))
         return Error::make(ErrorKind::Usage, "partition " + partition + " is not in the window " + b.from + ".." + b.to
                                                  + (outsideToo ? " or just outside it" : ""),
@@ -306,10 +310,7 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
     const Partition &p = where->partition;
     const Partition before = scheme.previous(p);
     const Partition after = scheme.next(p);
-    auto from = scheme.parse(b->from);
-    auto to = scheme.parse(b->to);
-    if (!from || !to)
-        co_return Error::make(ErrorKind::Internal, "backfill window " + b->from + ".." + b->to + " does not parse");
+    const Window w = b->window(model);
     // $1 start, $2 end, $3 minutes, $4/$5 the partition-column range searched (pruning),
     // $6 limit, $7/$8 the window (both ranges in the partition column's type, for pruning).
     // `scope` limits a relation to the window, or to outside it.
@@ -342,7 +343,7 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
         "ORDER BY (o.part IS DISTINCT FROM n.part) DESC, coalesce(o.at, n.at), 1 LIMIT $6";
     auto r = co_await c.query(text,
                               args(p.startText(), p.endText(), std::to_string(minutes), sql->lowerValue(before), sql->upperValue(after),
-                                   std::to_string(limit), sql->lowerValue(*from), sql->upperValue(*to)),
+                                   std::to_string(limit), sql->lowerValue(w.first()), sql->upperValue(w.last())),
                               oids(kTimestamptzOid, kTimestamptzOid));
     if (!r)
         co_return r.error();
