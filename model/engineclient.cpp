@@ -98,12 +98,15 @@ const backfill::Spec &EngineClient::spec() const
 namespace {
 
 // Starts `make(engine, cancel)` on the I/O thread; its value comes back to `self` on the
-// GUI thread through `deliver`, unless the spec changed meanwhile.
+// GUI thread through `deliver`, unless the spec changed meanwhile. `cancels` (GUI thread
+// only) forgets the operation's cancel token once it ended, however it ended.
 template <typename T, typename Make, typename Deliver>
 quint64 start(EngineClient *self, warehouse::IoThread &io, std::shared_ptr<backfill::Engine> engine, quint64 token,
-              quint64 generation, const quint64 *currentGeneration, CancelTokenPtr cancel, Make make, Deliver deliver)
+              quint64 generation, const quint64 *currentGeneration, std::map<quint64, CancelTokenPtr> *cancels,
+              CancelTokenPtr cancel, Make make, Deliver deliver)
 {
     if (!engine) {
+        cancels->erase(token);
         warehouse::Error e = warehouse::Error::make(warehouse::ErrorKind::Usage, "no spec is open", "Open a spec first.");
         QMetaObject::invokeMethod(self, [self, token, e] { Q_EMIT self->failed(token, toDatabaseError(e)); }, Qt::QueuedConnection);
         return token;
@@ -111,10 +114,11 @@ quint64 start(EngineClient *self, warehouse::IoThread &io, std::shared_ptr<backf
     auto task = [](std::shared_ptr<backfill::Engine> eng, CancelTokenPtr c, Make m) -> Task<Result<T>> {
         co_return co_await m(*eng, c);
     }(engine, cancel, std::move(make));
-    io.spawn(std::move(task), [self, token, generation, currentGeneration, deliver](Result<T> r) mutable {
+    io.spawn(std::move(task), [self, token, generation, currentGeneration, cancels, deliver](Result<T> r) mutable {
         QMetaObject::invokeMethod(
             self,
-            [self, token, generation, currentGeneration, deliver, r = std::move(r)]() mutable {
+            [self, token, generation, currentGeneration, cancels, deliver, r = std::move(r)]() mutable {
+                cancels->erase(token);
                 if (generation != *currentGeneration)
                     return;
                 if (r.ok())
@@ -133,12 +137,11 @@ quint64 EngineClient::status(const QString &model, const QString &from, const QS
 {
     const quint64 token = ++d->nextToken;
     auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
-    return start<StatusRows>(this, *d->io, d->engine, token, d->generation, &d->generation, cancel,
+    return start<StatusRows>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
                              [m = model.toStdString(), f = from.toStdString(), t = to.toStdString()](backfill::Engine &e, CancelTokenPtr c) {
                                  return e.status(m, f, t, c);
                              },
                              [this](quint64 tk, StatusRows rows) {
-                                 d->cancels.erase(tk);
                                  Q_EMIT statusFinished(tk, rows);
                              });
 }
@@ -160,10 +163,9 @@ quint64 EngineClient::backfill(const backfill::BackfillRequest &request)
             Qt::QueuedConnection);
     };
     return start<backfill::BackfillOutcome>(
-        this, *d->io, d->engine, token, generation, current, cancel,
+        this, *d->io, d->engine, token, generation, current, &d->cancels, cancel,
         [request, progress](backfill::Engine &e, CancelTokenPtr c) { return e.backfill(request, progress, c); },
         [this](quint64 tk, backfill::BackfillOutcome out) {
-            d->cancels.erase(tk);
             Q_EMIT backfillFinished(tk, out);
         });
 }
@@ -171,7 +173,7 @@ quint64 EngineClient::backfill(const backfill::BackfillRequest &request)
 quint64 EngineClient::review(qint64 backfillId)
 {
     const quint64 token = ++d->nextToken;
-    return start<backfill::Review>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+    return start<backfill::Review>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                                    [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.review(backfillId); },
                                    [this](quint64 tk, backfill::Review r) { Q_EMIT reviewFinished(tk, r); });
 }
@@ -179,7 +181,7 @@ quint64 EngineClient::review(qint64 backfillId)
 quint64 EngineClient::rowDiff(qint64 backfillId, const QString &partition)
 {
     const quint64 token = ++d->nextToken;
-    return start<backfill::RowDiff>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+    return start<backfill::RowDiff>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                                     [backfillId, p = partition.toStdString()](backfill::Engine &e, CancelTokenPtr) {
                                         return e.rowDiff(backfillId, p);
                                     },
@@ -190,10 +192,9 @@ quint64 EngineClient::publish(const backfill::PublishRequest &request)
 {
     const quint64 token = ++d->nextToken;
     auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
-    return start<backfill::PublishOutcome>(this, *d->io, d->engine, token, d->generation, &d->generation, cancel,
+    return start<backfill::PublishOutcome>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
                                            [request](backfill::Engine &e, CancelTokenPtr c) { return e.publish(request, c); },
                                            [this](quint64 tk, backfill::PublishOutcome out) {
-                                               d->cancels.erase(tk);
                                                Q_EMIT publishFinished(tk, out);
                                            });
 }
@@ -202,10 +203,9 @@ quint64 EngineClient::undo(const backfill::UndoRequest &request)
 {
     const quint64 token = ++d->nextToken;
     auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
-    return start<backfill::UndoOutcome>(this, *d->io, d->engine, token, d->generation, &d->generation, cancel,
+    return start<backfill::UndoOutcome>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
                                         [request](backfill::Engine &e, CancelTokenPtr c) { return e.undo(request, c); },
                                         [this](quint64 tk, backfill::UndoOutcome out) {
-                                            d->cancels.erase(tk);
                                             Q_EMIT undoFinished(tk, out);
                                         });
 }
@@ -213,7 +213,7 @@ quint64 EngineClient::undo(const backfill::UndoRequest &request)
 quint64 EngineClient::abandon(qint64 backfillId)
 {
     const quint64 token = ++d->nextToken;
-    return start<warehouse::Done>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+    return start<warehouse::Done>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                                   [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.abandon(backfillId); },
                                   [this](quint64 tk, warehouse::Done) { Q_EMIT abandonFinished(tk); });
 }
@@ -221,7 +221,7 @@ quint64 EngineClient::abandon(qint64 backfillId)
 quint64 EngineClient::requestCancel(qint64 backfillId)
 {
     const quint64 token = ++d->nextToken;
-    return start<std::string>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+    return start<std::string>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                               [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.requestCancel(backfillId); },
                               [this](quint64 tk, std::string holder) { Q_EMIT cancelRequested(tk, QString::fromStdString(holder)); });
 }
@@ -229,7 +229,7 @@ quint64 EngineClient::requestCancel(qint64 backfillId)
 quint64 EngineClient::history(const QString &model)
 {
     const quint64 token = ++d->nextToken;
-    return start<HistoryRows>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+    return start<HistoryRows>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                               [m = model.toStdString()](backfill::Engine &e, CancelTokenPtr) { return e.history(m); },
                               [this](quint64 tk, HistoryRows rows) { Q_EMIT historyFinished(tk, rows); });
 }
@@ -237,7 +237,7 @@ quint64 EngineClient::history(const QString &model)
 quint64 EngineClient::throughput(const QString &model)
 {
     const quint64 token = ++d->nextToken;
-    return start<backfill::Throughput>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+    return start<backfill::Throughput>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                                        [m = model.toStdString()](backfill::Engine &e, CancelTokenPtr) {
                                            return backfill::pastThroughput(e, m);
                                        },
@@ -247,7 +247,7 @@ quint64 EngineClient::throughput(const QString &model)
 quint64 EngineClient::schemaVersions()
 {
     const quint64 token = ++d->nextToken;
-    return start<backfill::SchemaVersions>(this, *d->io, d->engine, token, d->generation, &d->generation, {},
+    return start<backfill::SchemaVersions>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                                            [](backfill::Engine &e, CancelTokenPtr) { return backfill::schemaVersions(e); },
                                            [this](quint64 tk, backfill::SchemaVersions v) {
                                                Q_EMIT schemaVersionsFinished(tk, v);
