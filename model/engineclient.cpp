@@ -22,7 +22,7 @@ using warehouse::Task;
 DatabaseError toDatabaseError(const warehouse::Error &e, const std::string &specPath)
 {
     DatabaseError out;
-    out.kind = QString::fromLatin1(warehouse::toString(e.kind));
+    out.kind = e.kind;
     out.sqlstate = QString::fromStdString(e.sqlstate);
     out.message = QString::fromStdString(backfill::completeCommands(e.message, specPath));
     out.detail = QString::fromStdString(e.detail);

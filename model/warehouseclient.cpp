@@ -158,7 +158,7 @@ struct IoState {
     DatabaseError toError(const warehouse::Error &e) const
     {
         DatabaseError out;
-        out.kind = QString::fromLatin1(warehouse::toString(e.kind));
+        out.kind = e.kind;
         out.sqlstate = fromUtf8(e.sqlstate);
         out.message = clean(e.message);
         out.detail = clean(e.detail);
@@ -285,7 +285,7 @@ QString DatabaseError::sentence() const
     if (!h.isEmpty())
         out += QLatin1Char(' ') + h;
     if (out.isEmpty())
-        out = asSentence(kind + QLatin1String(" error"));
+        out = asSentence(kindName() + QLatin1String(" error"));
     return out;
 }
 
@@ -346,7 +346,7 @@ WarehouseClient::WarehouseClient(QObject *parent)
             Q_EMIT queryFinished(a.token, a.result);
             break;
         case Answer::Kind::Failed:
-            if (wasOpen || a.error.kind == QLatin1String("connection")) {
+            if (wasOpen || a.error.kind == warehouse::ErrorKind::Connection) {
                 d->open = false;
                 d->description.clear();
                 d->cancelHandle = {};

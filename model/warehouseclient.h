@@ -26,14 +26,16 @@
 #include <QString>
 #include <QStringList>
 
+#include "warehouse/error.h"
+
 #include <memory>
 
 namespace reprint::model {
 
-// A failure as the UI shows it. `kind` is one of connection, cancelled, syntax,
-// permission, conflict, data, usage, spec, internal (warehouse::toString(ErrorKind)).
+// A failure as the UI shows it: its kind as the warehouse layer classified it (SQLSTATE
+// classes), never read back from its text.
 struct DatabaseError {
-    QString kind;
+    warehouse::ErrorKind kind = warehouse::ErrorKind::Internal;
     QString sqlstate;  // five characters, or empty
     QString message;
     QString detail;
@@ -42,7 +44,8 @@ struct DatabaseError {
     // One readable paragraph: the message (and detail) as a sentence, then the hint.
     // Whitespace runs (libpq's multi-line messages) become single spaces.
     QString sentence() const;
-    bool isValid() const { return !kind.isEmpty(); }
+    // "connection", "cancelled", ... (warehouse::toString).
+    QString kindName() const { return QString::fromLatin1(warehouse::toString(kind)); }
 };
 
 // One result set, in text form. A NULL value is a null QString (isNull()); an empty

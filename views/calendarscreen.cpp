@@ -785,7 +785,7 @@ void CalendarScreen::onFailed(quint64 token, const model::DatabaseError &error)
     if (!m_refreshing || token != m_statusToken)
         return;
     m_statusToken = 0;
-    if (error.kind == QLatin1String("cancelled"))
+    if (error.kind == warehouse::ErrorKind::Cancelled)
         finishRefresh(false, {});
     else
         finishRefresh(false, error.sentence());

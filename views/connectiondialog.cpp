@@ -191,9 +191,9 @@ void ConnectionDialog::showFailure(const model::DatabaseError &error)
     m_test->setEnabled(true);
     QString what = error.sentence();
     if (error.hint.isEmpty()) {
-        if (error.kind == QLatin1String("permission"))
+        if (error.kind == warehouse::ErrorKind::Permission)
             what += QLatin1Char(' ') + tr("Check the user and the password (or ~/.pgpass, PGPASSWORD).");
-        else if (error.kind == QLatin1String("connection"))
+        else if (error.kind == warehouse::ErrorKind::Connection)
             what += QLatin1Char(' ') + tr("Check the host and port (or socket directory), the database name and the "
                                           "service name, and that the server accepts connections from here.");
     }

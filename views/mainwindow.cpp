@@ -782,7 +782,7 @@ void MainWindow::showConnectionFailure(const model::DatabaseError &error)
         + tr("The models are shown from the spec; the calendar, run and review pages need the connection.");
     box->setInformativeText(text);
     if (!error.sqlstate.isEmpty())
-        box->setDetailedText(tr("Kind: %1\nSQLSTATE: %2").arg(error.kind, error.sqlstate));
+        box->setDetailedText(tr("Kind: %1\nSQLSTATE: %2").arg(error.kindName(), error.sqlstate));
     box->setDefaultButton(QMessageBox::Retry);
     box->setAttribute(Qt::WA_DeleteOnClose);
     connect(box, &QMessageBox::finished, this, [this](int result) {

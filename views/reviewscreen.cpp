@@ -115,7 +115,7 @@ QString windowText(const std::string &from, const std::string &to)
 
 bool isDrift(const model::DatabaseError &e)
 {
-    return e.kind == QLatin1String("drift");
+    return e.kind == warehouse::ErrorKind::Drift;
 }
 
 // The locale's numbers with thousands separators, even where it would omit them (C).
@@ -276,7 +276,7 @@ ReviewScreen::ReviewScreen(QWidget *parent)
                 QString error;
                 if (!model::ReviewPacket(data).write(m_packetPath, &error)) {
                     setNote(error, true);
-                    Q_EMIT actionFailed(m_id, model::DatabaseError{QStringLiteral("usage"), {}, error, {}, {}});
+                    Q_EMIT actionFailed(m_id, model::DatabaseError{warehouse::ErrorKind::Usage, {}, error, {}, {}});
                     return;
                 }
                 setNote(tr("Exported the review of backfill %1 to %2.").arg(data.review.backfillId).arg(m_packetPath), false);
@@ -1254,7 +1254,7 @@ void ReviewScreen::publishFailed(const model::DatabaseError &error)
 {
     m_busy->hide();
     updateActions();
-    if (error.kind == QLatin1String("cancelled")) {
+    if (error.kind == warehouse::ErrorKind::Cancelled) {
         // Rolled back whole, or committed just before the cancel: read back which.
         m_readBackAfterCancel = true;
         setNote(tr("Publish cancelled; reading back what backfill %1 is now…").arg(m_id));

@@ -800,7 +800,7 @@ void RunScreen::onFailed(quint64 token, const model::DatabaseError &error)
     if (token == 0)
         return;
     if (token == m_runToken) {
-        const bool cancelled = error.kind == QLatin1String("cancelled");
+        const bool cancelled = error.kind == warehouse::ErrorKind::Cancelled;
         m_log->append(cancelled ? Level::Info : Level::Error, error.sentence());
         if (!cancelled || m_id == 0) {
             m_runError = error.sentence();

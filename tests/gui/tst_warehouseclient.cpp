@@ -42,7 +42,7 @@ DatabaseError errorOf(const QList<QVariant> &signal)
 
 QString everyText(const DatabaseError &e)
 {
-    return e.kind + e.sqlstate + e.message + e.detail + e.hint + e.sentence();
+    return e.kindName() + e.sqlstate + e.message + e.detail + e.hint + e.sentence();
 }
 
 } // namespace
@@ -140,7 +140,7 @@ private Q_SLOTS:
         QCOMPARE(tokenOf(failed.first()), bad);
         const DatabaseError e = errorOf(failed.first());
         QCOMPARE(e.sqlstate, QStringLiteral("42601"));
-        QCOMPARE(e.kind, QStringLiteral("syntax"));
+        QCOMPARE(e.kind, reprint::warehouse::ErrorKind::Syntax);
         QVERIFY2(e.message.contains(QStringLiteral("SELEC")), qPrintable(e.message));
         QVERIFY(e.sentence().endsWith(QLatin1Char('.')));
 
@@ -200,7 +200,7 @@ private Q_SLOTS:
         QCOMPARE(cancelFailed.count(), 0);
         QSet<quint64> cancelled;
         for (const auto &signal : failed) {
-            QCOMPARE(errorOf(signal).kind, QStringLiteral("cancelled"));
+            QCOMPARE(errorOf(signal).kind, reprint::warehouse::ErrorKind::Cancelled);
             cancelled << tokenOf(signal);
         }
         QCOMPARE(cancelled, (QSet<quint64>{sleeping, waiting}));
@@ -235,7 +235,7 @@ private Q_SLOTS:
         const quint64 token = client.query(QStringLiteral("SELECT 1"));
         QTRY_COMPARE(failed.count(), 1);
         QCOMPARE(tokenOf(failed.first()), token);
-        QCOMPARE(errorOf(failed.first()).kind, QStringLiteral("connection"));
+        QCOMPARE(errorOf(failed.first()).kind, reprint::warehouse::ErrorKind::Connection);
     }
 
     void missingSocketFailsWithoutThePassword()
@@ -249,7 +249,7 @@ private Q_SLOTS:
         QCOMPARE(opened.count(), 0);
         QCOMPARE(tokenOf(failed.first()), token);
         const DatabaseError e = errorOf(failed.first());
-        QCOMPARE(e.kind, QStringLiteral("connection"));
+        QCOMPARE(e.kind, reprint::warehouse::ErrorKind::Connection);
         QVERIFY2(e.message.contains(QStringLiteral("/nonexistent-reprint-socket")), qPrintable(e.message));
         QVERIFY(!e.hint.isEmpty());
         QVERIFY2(!everyText(e).contains(kPassword), qPrintable(everyText(e)));
@@ -263,7 +263,7 @@ private Q_SLOTS:
         client.open(conninfo() + QStringLiteral(" user=reprint_no_such_role password=hunter2"));
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
         const DatabaseError e = errorOf(failed.first());
-        QVERIFY2(e.kind == QLatin1String("permission") || e.kind == QLatin1String("connection"), qPrintable(e.kind));
+        QVERIFY2(e.kind == reprint::warehouse::ErrorKind::Permission || e.kind == reprint::warehouse::ErrorKind::Connection, qPrintable(e.kindName()));
         QVERIFY2(e.message.contains(QStringLiteral("reprint_no_such_role")), qPrintable(e.message));
         QVERIFY2(!everyText(e).contains(kPassword), qPrintable(everyText(e)));
     }
