@@ -922,7 +922,7 @@ RunScreen::Phase RunScreen::phaseOf(const backfill::BackfillProgress &s) const
     if (status == "staged")
         return s.backfill.validation == "failed" ? Phase::ValidationFailed : Phase::Staged;
     if (status == "failed")
-        return s.backfill.error.rfind("cancelled", 0) == 0 ? Phase::Cancelled : Phase::Failed;
+        return s.backfill.cancelled ? Phase::Cancelled : Phase::Failed;
     if (status == "published")
         return Phase::Published;
     if (status == "undone")

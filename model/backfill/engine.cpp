@@ -47,6 +47,10 @@ using Totals = std::map<long long, std::vector<Value>>;
 // Per check name: per partition start: value.
 using CheckValues = std::map<std::string, std::map<long long, Value>>;
 
+// The stored error of a backfill whose staging was cancelled begins with this word (the
+// one place that writes it and the one that reads it: HistoryRow::cancelled).
+constexpr const char *kCancelledError = "cancelled";
+
 long long epoch(const Partition &p)
 {
     return p.start.toSecsSinceEpoch();
@@ -659,6 +663,7 @@ Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, cons
         // Interrupted: its lease lapsed, or its holder is a process of this host that is gone
         // (a resume or an abandon may take the claim at once).
         h.leaseExpired = *row[14] == "true" || ((h.status == "staging" || h.status == "planned") && holderGone(*row[15]));
+        h.cancelled = h.status == "failed" && h.error.rfind(kCancelledError, 0) == 0;
         out.push_back(std::move(h));
     }
     co_return out;
@@ -1676,7 +1681,7 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
                                        "FROM reprint.backfill_partitions WHERE backfill_id = $1",
                                        args(id));
         const std::string counts = staged ? *staged->last().rows[0][0] + " of " + *staged->last().rows[0][1] : "some";
-        co_await markFailed(c, member.rec.id, "cancelled after " + counts + " partitions were staged", conninfo);
+        co_await markFailed(c, member.rec.id, std::string(kCancelledError) + " after " + counts + " partitions were staged", conninfo);
         co_return Error::make(ErrorKind::Cancelled,
                               "backfill " + id + " was cancelled after " + counts + " partitions were staged; nothing was published",
                               "Its staged partitions are kept: finish it with `reprint backfill --resume " + id

@@ -190,6 +190,9 @@ struct HistoryRow {
     // Interrupted: status planned or staging, but its lease lapsed or its holder is a
     // process of this host that no longer runs; resume or abandon take the claim at once.
     bool leaseExpired = false;
+    // Failed because its staging was cancelled (its operator, Ctrl-C or `reprint cancel`):
+    // what was staged is kept and it can be resumed.
+    bool cancelled = false;
 };
 
 // What a backfill is doing now, read back from the warehouse (so it shows a backfill
