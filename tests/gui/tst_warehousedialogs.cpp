@@ -4,6 +4,7 @@
 // window then opens. Screenshots of both dialogs (default and dark palette) go to
 // $REPRINT_SCREENSHOT_DIR when it is set.
 #include "connectiondialog.h"
+#include "darkpalette.h"
 #include "mainwindow.h"
 #include "newspecdialog.h"
 #include "testsupport.h"
@@ -24,6 +25,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStyleFactory>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -64,31 +66,16 @@ void shoot(QWidget *window, QWidget *dialog, const QString &name)
     QVERIFY(shot.save(QDir(dir).filePath(name + QStringLiteral(".png"))));
 }
 
-QPalette darkPalette()
+// Shoots `dialog` over `window` again in the app's own dark palette (the one
+// reprint-review --dark uses), then puts the light one back.
+void shootDark(QWidget *window, QWidget *dialog, const QString &name)
 {
-    QPalette p;
-    p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
-    p.setColor(QPalette::WindowText, QColor(0xe6, 0xe6, 0xe6));
-    p.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
-    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x28, 0x2b));
-    p.setColor(QPalette::Text, QColor(0xe6, 0xe6, 0xe6));
-    p.setColor(QPalette::Button, QColor(0x3a, 0x3d, 0x41));
-    p.setColor(QPalette::ButtonText, QColor(0xe6, 0xe6, 0xe6));
-    p.setColor(QPalette::Highlight, QColor(0x3d, 0x7a, 0xd6));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::ToolTipBase, QColor(0x3a, 0x3d, 0x41));
-    p.setColor(QPalette::ToolTipText, QColor(0xe6, 0xe6, 0xe6));
-    p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
-    p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
-    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x80, 0x80));
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
-    p.setColor(QPalette::Link, QColor(0x6a, 0xa8, 0xff));
-    p.setColor(QPalette::Light, QColor(0x55, 0x58, 0x5c));
-    p.setColor(QPalette::Midlight, QColor(0x45, 0x48, 0x4c));
-    p.setColor(QPalette::Mid, QColor(0x33, 0x35, 0x38));
-    p.setColor(QPalette::Dark, QColor(0x18, 0x19, 0x1b));
-    p.setColor(QPalette::Shadow, Qt::black);
-    return p;
+    const QPalette before = QApplication::palette();
+    reprint::views::useDarkPalette();
+    QCoreApplication::processEvents();
+    shoot(window, dialog, name);
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QApplication::setPalette(before);
 }
 
 } // namespace
@@ -185,11 +172,7 @@ private Q_SLOTS:
         for (const QString &t : textsOf(dialog))
             QVERIFY2(!t.contains(kGoodPassword), qPrintable(t));
         shoot(&window, dialog, QStringLiteral("connect-ok"));
-        const QPalette before = QApplication::palette();
-        QApplication::setPalette(darkPalette());
-        QCoreApplication::processEvents();
-        shoot(&window, dialog, QStringLiteral("connect-ok-dark"));
-        QApplication::setPalette(before);
+        shootDark(&window, dialog, QStringLiteral("connect-ok-dark"));
 
         // Connect: the window uses it; the recent list keeps it without the password.
         QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("connect")), Qt::LeftButton);
@@ -263,11 +246,7 @@ private Q_SLOTS:
         dialog->setFolder(dir.path());
 
         shoot(&window, dialog, QStringLiteral("new-spec"));
-        const QPalette before = QApplication::palette();
-        QApplication::setPalette(darkPalette());
-        QCoreApplication::processEvents();
-        shoot(&window, dialog, QStringLiteral("new-spec-dark"));
-        QApplication::setPalette(before);
+        shootDark(&window, dialog, QStringLiteral("new-spec-dark"));
 
         QSignalSpy opened(&window, &MainWindow::specLoaded);
         QTest::mouseClick(write, Qt::LeftButton);
