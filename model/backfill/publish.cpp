@@ -1,0 +1,639 @@
+#include "publish.h"
+
+#include "session.h"
+#include "sqltext.h"
+#include "validate.h"
+#include <boost/asio/redirect_error.hpp>
+#include <algorithm>
+
+namespace reprint::backfill {
+
+using warehouse::ConnectionPtr;
+using warehouse::kTimestamptzOid;
+using warehouse::Params;
+using warehouse::Reply;
+using warehouse::Value;
+using warehouse::args;
+using warehouse::oids;
+
+namespace asio = warehouse::asio;
+
+namespace {
+
+// A physical partition of the target that is exactly one partition of the window.
+struct PhysicalPartition {
+    std::string schema, name;   // unquoted
+    std::string lower, upper;   // its bounds as the catalog prints them (literals of the column's type)
+};
+
+// How the window lies on the target's physical partitions: one per window partition, in
+// order, or `misfit` saying why a swap cannot replace the window.
+struct SwapLayout {
+    std::vector<PhysicalPartition> partitions;
+    std::string misfit;
+};
+
+Task<Result<SwapLayout>> swapLayoutOf(warehouse::Connection &c, const ModelSql &sql, const Window &w)
+{
+    SwapLayout layout;
+    auto key = co_await c.query("SELECT p.partstrat::text, p.partnatts::int, coalesce(a.attname::text, '') "
+                                "FROM pg_partitioned_table p "
+                                "LEFT JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0] "
+                                "WHERE p.partrelid = $1::regclass",
+                                args(sql.target));
+    if (!key)
+        co_return key.error();
+    if (key->last().rows.empty()) {
+        layout.misfit = sql.target + " is not a partitioned table";
+        co_return layout;
+    }
+    const auto &k = key->last().rows.front();
+    if (*k[0] != "r" || *k[1] != "1" || *k[2] != sql.model->partitionColumn) {
+        layout.misfit = sql.target + " is not range-partitioned on " + sql.column + " alone";
+        co_return layout;
+    }
+    // A swap detaches and attaches partitions and builds their successors beside them: only
+    // the owner of the target and its partitions may, with CREATE on their schemas. A role
+    // that may only write the target's rows (docs/privileges.md) replaces instead.
+    auto may = co_await c.query("SELECT current_user::text, bool_and(pg_has_role(current_user, k.relowner, 'USAGE') "
+                                "AND has_schema_privilege(k.relnamespace, 'CREATE'))::text FROM pg_class k "
+                                "WHERE k.oid = $1::regclass OR k.oid IN (SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = $1::regclass)",
+                                args(sql.target));
+    if (!may)
+        co_return may.error();
+    if (may->last().rows.front()[1] != "true") {
+        layout.misfit = "role " + may->last().rows.front()[0].value_or("?") + " may not swap partitions of " + sql.target
+                        + " (only their owner may, with CREATE on their schema)";
+        co_return layout;
+    }
+    std::vector<Value> lowers, uppers;
+    for (const Partition &p : w.partitions) {
+        lowers.emplace_back(sql.lowerValue(p));
+        uppers.emplace_back(sql.upperValue(p));
+    }
+    // A leaf whose bounds are exactly [lower, upper) of each window partition, compared in
+    // the column's type; bounds the catalog prints unquoted (MINVALUE, DEFAULT) never match.
+    const std::string type = sql.columnType;
+    auto kids = co_await c.query(
+        "WITH want AS (SELECT lo, hi, ord FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(lo, hi, ord)), "
+        "kids AS (SELECT n.nspname::text AS schema, k.relname::text AS name, k.relkind::text AS kind, b[1] AS lo, b[2] AS hi "
+        "  FROM pg_inherits i JOIN pg_class k ON k.oid = i.inhrelid JOIN pg_namespace n ON n.oid = k.relnamespace, "
+        "  regexp_match(pg_get_expr(k.relpartbound, k.oid), '^FOR VALUES FROM \\(''([^'']*)''\\) TO \\(''([^'']*)''\\)$') AS b "
+        "  WHERE i.inhparent = $1::regclass) "
+        "SELECT w.ord::text, k.schema, k.name, k.kind, k.lo, k.hi FROM want w "
+        "LEFT JOIN kids k ON k.lo::" + type + " = w.lo::" + type + " AND k.hi::" + type + " = w.hi::" + type + " ORDER BY w.ord",
+        args(sql.target, arrayLiteral(lowers), arrayLiteral(uppers)));
+    if (!kids)
+        co_return kids.error();
+    const auto &rows = kids->last().rows;
+    for (std::size_t i = 0; i < rows.size() && i < w.partitions.size(); ++i) {
+        if (!rows[i][1]) {
+            layout.misfit = "partition " + w.partitions[i].name + " is not one whole physical partition of " + sql.target;
+            break;
+        }
+        if (*rows[i][3] != "r") {
+            layout.misfit = "physical partition " + quoteRelation(*rows[i][1], *rows[i][2]) + " is itself partitioned";
+            break;
+        }
+        layout.partitions.push_back({*rows[i][1], *rows[i][2], *rows[i][4], *rows[i][5]});
+    }
+    if (layout.misfit.empty() && layout.partitions.size() != w.partitions.size())
+        layout.misfit = "the window does not map one to one onto physical partitions of " + sql.target;
+    co_return layout;
+}
+
+// $1: a partition (quoted). Its indexes that are part of an index of the partitioned
+// table: that index's oid, then the partition's index name.
+constexpr const char *kPartitionIndexesSql =
+    "SELECT p.inhparent::text, c.relname::text FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid "
+    "JOIN pg_inherits p ON p.inhrelid = x.indexrelid WHERE x.indrelid = $1::regclass ORDER BY c.relname";
+
+bool isLockTimeout(const Error &e)
+{
+    return e.sqlstate == "55P03";
+}
+
+// The successor of each physical partition of the window, built beside it from the stage
+// inside the caller's transaction (no lock on the target beyond ACCESS SHARE), with a
+// CHECK of its bounds so that ATTACH need not scan it under the lock; and the archive
+// table the detached partitions will inherit. Counts the rows replaced and inserted.
+Task<Result<std::vector<std::string>>> buildSuccessors(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
+                                                      const SwapLayout &layout, PublishOutcome &out)
+{
+    const Window &w = *plan.window;
+    const std::string id = std::to_string(plan.id);
+    const std::string like = " (LIKE " + sql.target
+                             + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING GENERATED "
+                               "INCLUDING STORAGE INCLUDING COMPRESSION)";
+    std::vector<std::string> fresh;  // quoted, in the old partitions' schemas
+    Result<Reply> r = Reply{};
+    for (std::size_t i = 0; i < layout.partitions.size() && r; ++i) {
+        const PhysicalPartition &part = layout.partitions[i];
+        const std::string table = quoteRelation(part.schema, ("reprint_new_" + id + "_" + std::to_string(i)).substr(0, 63));
+        fresh.push_back(table);
+        const Params bounds = {sql.lowerValue(w.partitions[i]), sql.upperValue(w.partitions[i])};
+        r = co_await c.query("CREATE TABLE " + table + like);
+        if (r)
+            r = co_await c.query("INSERT INTO " + table + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM "
+                                     + plan.stage + " AS t WHERE " + sql.inWindow("t"),
+                                 bounds);
+        if (r) {
+            out.rowsInserted += r->last().affectedRows;
+            r = co_await c.query("ALTER TABLE " + table + " ADD CONSTRAINT reprint_swap_bounds CHECK (" + sql.column
+                                 + " IS NOT NULL AND " + sql.column + " >= " + quoteLiteral(part.lower) + "::" + sql.columnType
+                                 + " AND " + sql.column + " < " + quoteLiteral(part.upper) + "::" + sql.columnType + ")");
+        }
+        if (r)
+            r = co_await c.query("SELECT count(*) FROM ONLY " + quoteRelation(part.schema, part.name));
+        if (r)
+            out.rowsReplaced += std::stoll(r->last().scalar("0"));
+    }
+    if (r)
+        r = co_await c.query("SELECT count(*) FROM " + plan.stage);
+    if (!r)
+        co_return r.error();
+    if (std::stoll(r->last().scalar("0")) != out.rowsInserted)
+        co_return Error::make(ErrorKind::Data,
+                              "the stage of backfill " + id + " holds " + r->last().scalar("0") + " rows but the window's "
+                                  + std::to_string(layout.partitions.size()) + " partitions take "
+                                  + std::to_string(out.rowsInserted) + "; nothing was published",
+                              "Some staged rows lie outside every partition of the window. Check the transform's bounds.");
+    if (!plan.archiveName.empty()) {
+        // The detached partitions become children of one archive table, so that undo
+        // and prune treat a swapped publish like a replaced one.
+        r = co_await c.query("CREATE TABLE " + quoteRelation("reprint_archive", plan.archiveName) + " (LIKE " + sql.target
+                             + " INCLUDING DEFAULTS)");
+        if (!r)
+            co_return r.error();
+    }
+    co_return fresh;
+}
+
+// Under the caller's ACCESS EXCLUSIVE lock: detaches physical partition `i` (into the
+// archive, or dropped when there is none) and attaches its successor `fresh` under its
+// name; the successor's indexes take over the old ones' names, so that names stay what
+// the warehouse's owners chose.
+Task<Status> swapPartition(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan, const PhysicalPartition &part,
+                           std::size_t i, const std::string &fresh)
+{
+    const std::string id = std::to_string(plan.id);
+    const std::string archive = plan.archiveName.empty() ? std::string() : quoteRelation("reprint_archive", plan.archiveName);
+    const std::string old = quoteRelation(part.schema, part.name);
+    const std::string parked = ("b" + id + "_" + std::to_string(i) + "_" + part.name).substr(0, 63);
+    auto indexes = co_await c.query(kPartitionIndexesSql, args(old));
+    if (!indexes)
+        co_return indexes.error();
+    auto r = co_await c.execute("ALTER TABLE " + sql.target + " DETACH PARTITION " + old);
+    if (r && archive.empty())
+        r = co_await c.execute("DROP TABLE " + old);
+    if (r && !archive.empty()) {
+        // Parked, its indexes give their names up first.
+        for (std::size_t j = 0; j < indexes->last().rows.size() && r; ++j) {
+            const std::string name = *indexes->last().rows[j][1];
+            const std::string moved = ("b" + id + "_" + std::to_string(i) + "_" + std::to_string(j) + "_" + name).substr(0, 63);
+            r = co_await c.execute("ALTER INDEX " + quoteRelation(part.schema, name) + " RENAME TO " + quoteIdentifier(moved));
+        }
+        if (r)
+            r = co_await c.execute("ALTER TABLE " + old + " RENAME TO " + quoteIdentifier(parked));
+        if (r)
+            r = co_await c.execute("ALTER TABLE " + quoteRelation(part.schema, parked) + " SET SCHEMA reprint_archive");
+        if (r)
+            r = co_await c.execute("ALTER TABLE " + quoteRelation("reprint_archive", parked) + " INHERIT " + archive);
+    }
+    if (r)
+        r = co_await c.execute("ALTER TABLE " + fresh + " RENAME TO " + quoteIdentifier(part.name));
+    if (r)
+        r = co_await c.execute("ALTER TABLE " + sql.target + " ATTACH PARTITION " + old + " FOR VALUES FROM ("
+                               + quoteLiteral(part.lower) + ") TO (" + quoteLiteral(part.upper) + ")");
+    if (r)
+        r = co_await c.execute("ALTER TABLE " + old + " DROP CONSTRAINT reprint_swap_bounds");
+    if (!r)
+        co_return r.error();
+    auto taken = co_await c.query(kPartitionIndexesSql, args(old));
+    if (!taken)
+        co_return taken.error();
+    for (const auto &row : taken->last().rows)
+        for (const auto &was : indexes->last().rows)
+            if (*was[0] == *row[0] && *was[1] != *row[1])
+                if (auto renamed = co_await c.execute("ALTER INDEX " + quoteRelation(part.schema, *row[1]) + " RENAME TO "
+                                                      + quoteIdentifier(*was[1]));
+                    !renamed)
+                    co_return renamed.error();
+    co_return warehouse::ok();
+}
+
+// Inside the caller's open transaction: builds the successors (buildSuccessors), then,
+// under a short ACCESS EXCLUSIVE lock on the target, swaps each physical partition of the
+// window. The lock is asked for with a short lock_timeout so that readers never queue
+// behind it for long, and retried with backoff; when it cannot be had, the swap is rolled
+// back to before the lock and a conflict says so. Readers see all old or all new: the
+// catalog change commits at once.
+Task<Result<PublishOutcome>> swapPartitions(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
+                                            const SwapLayout &layout)
+{
+    PublishOutcome out;
+    out.id = plan.id;
+    out.strategy = "swap";
+    auto fresh = co_await buildSuccessors(c, sql, plan, layout, out);
+    if (!fresh)
+        co_return fresh.error();
+    const EngineOptions &opt = *plan.options;
+    auto timer = asio::steady_timer(co_await asio::this_coro::executor);
+    int backoffMs = 100;
+    for (int attempt = 1;; ++attempt) {
+        auto r = co_await c.execute("SAVEPOINT reprint_swap");
+        if (r)
+            r = co_await c.query("SELECT set_config('lock_timeout', $1, true)", args(std::to_string(opt.swapLockTimeoutMs) + "ms"));
+        if (r)
+            r = co_await c.execute("LOCK TABLE " + sql.target + " IN ACCESS EXCLUSIVE MODE");
+        if (r)
+            out.lockedAt = std::chrono::steady_clock::now();
+        for (std::size_t i = 0; i < layout.partitions.size() && r; ++i)
+            if (auto swapped = co_await swapPartition(c, sql, plan, layout.partitions[i], i, (*fresh)[i]); !swapped)
+                r = swapped.error();
+        if (r)
+            r = co_await c.query("SELECT set_config('lock_timeout', $1, true)", args(std::to_string(opt.lockTimeoutMs) + "ms"));
+        if (r)
+            r = co_await c.execute("RELEASE SAVEPOINT reprint_swap");
+        if (r)
+            co_return out;
+        const Error e = r.error();
+        auto back = co_await c.execute("ROLLBACK TO SAVEPOINT reprint_swap");
+        if (!back || !isLockTimeout(e))
+            co_return e;
+        if (plan.cancel && plan.cancel->isCancelled())
+            co_return Error::make(ErrorKind::Cancelled, "cancelled while waiting for the lock on " + sql.target + "; nothing was published");
+        if (attempt >= opt.swapLockTries)
+            co_return conflict("could not lock " + sql.target + " to swap "
+                                   + counted(static_cast<long long>(layout.partitions.size()), "partition") + ": other sessions held it through " + std::to_string(attempt) + " tries of "
+                                   + std::to_string(opt.swapLockTimeoutMs) + " ms; nothing was published",
+                               "Publish again when the target is quieter, or set `publish: replace` for this model: it never "
+                               "waits for readers.");
+        timer.expires_after(std::chrono::milliseconds(backoffMs));
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        backoffMs = std::min(backoffMs * 2, 2000);
+    }
+}
+
+// A replace whose delete or insert waited past lock_timeout for rows that another session
+// holds locked (an open UPDATE, SELECT ... FOR UPDATE) gives up: the caller rolls back.
+Error rowsLocked(Error e, const ModelSql &sql, const PublishPlan &plan)
+{
+    if (!isLockTimeout(e))
+        return e;
+    const std::string what = plan.auditAction == "run" ? "the run" : "backfill " + std::to_string(plan.id);
+    return conflict("could not replace " + windowText(plan.window->first(), plan.window->last()) + " of " + sql.target
+                        + ": another session held rows of it locked for more than " + std::to_string(plan.options->lockTimeoutMs)
+                        + " ms (lock timeout); nothing of " + what + " was published",
+                    "Publish again once that session has committed or rolled back"
+                        + (plan.retry.empty() ? std::string(".") : ": " + plan.retry + "."));
+}
+
+// Replaces the window's rows of the target with the stage's, inside the caller's open
+// transaction: archive (optional) and delete in one pass, then insert. Row locks held by
+// another session past lock_timeout give up (rowsLocked).
+Task<Result<PublishOutcome>> replaceRows(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan)
+{
+    PublishOutcome out;
+    out.id = plan.id;
+    out.strategy = "replace";
+    out.lockedAt = std::chrono::steady_clock::now();
+    const Window &w = *plan.window;
+    const Params bounds = {sql.lowerValue(w.first()), sql.upperValue(w.last())};
+    const std::string where = " AS t WHERE " + sql.inWindow("t");
+    Result<Reply> r = Reply{};
+    if (!plan.archiveName.empty()) {
+        const std::string archive = quoteRelation("reprint_archive", plan.archiveName);
+        r = co_await c.query("CREATE TABLE " + archive + " (LIKE " + sql.target + " INCLUDING DEFAULTS)");
+        if (r)
+            r = co_await c.query("WITH gone AS (DELETE FROM " + sql.target + where + " RETURNING " + sql.columnList
+                                     + ") INSERT INTO " + archive + " (" + sql.columnList + ") SELECT " + sql.columnList
+                                     + " FROM gone",
+                                 bounds);
+    } else {
+        r = co_await c.query("DELETE FROM " + sql.target + where, bounds);
+    }
+    if (!r)
+        co_return rowsLocked(r.error(), sql, plan);
+    out.rowsReplaced = r->last().affectedRows;
+    r = co_await c.query("INSERT INTO " + sql.target + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM "
+                         + plan.stage);
+    if (!r)
+        co_return rowsLocked(r.error(), sql, plan);
+    out.rowsInserted = r->last().affectedRows;
+    co_return out;
+}
+
+// After the window was replaced: the backfill is published (approver, note, archive), the
+// audit and the partitions' loads say so, the claim is released and the stage dropped.
+Task<Status> recordPublished(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan, PublishOutcome &out)
+{
+    std::vector<Value> starts, ends;
+    for (const Partition &p : plan.window->partitions) {
+        starts.emplace_back(p.startText());
+        ends.emplace_back(p.endText());
+    }
+    const Value reason = plan.overrideReason.empty() ? Value() : Value(plan.overrideReason);
+    const Value archiveName = plan.archiveName.empty() ? Value() : Value(plan.archiveName);
+    auto r = co_await c.query("UPDATE reprint.backfills SET status = 'published', approver = current_user, note = $2, "
+                              "override_reason = $3, published_at = now(), updated_at = now(), archive_table = $4 "
+                              "WHERE id = $1 RETURNING approver",
+                              args(std::to_string(plan.id), plan.note, reason, archiveName));
+    if (r) {
+        out.approver = r->last().scalar();
+        r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action, note, override_reason) VALUES ($1, $2, $3, $4)",
+                             args(std::to_string(plan.id), plan.auditAction, plan.note, reason));
+    }
+    if (r)
+        r = co_await c.query("INSERT INTO reprint.partition_loads (model, partition_start, partition_end, loaded_at, backfill_id) "
+                             "SELECT $1, s, e, now(), $4 FROM unnest($2::timestamptz[], $3::timestamptz[]) AS u(s, e) "
+                             "ON CONFLICT (model, partition_start) DO UPDATE SET partition_end = excluded.partition_end, "
+                             "loaded_at = excluded.loaded_at, backfill_id = excluded.backfill_id",
+                             args(sql.model->name, arrayLiteral(starts), arrayLiteral(ends), std::to_string(plan.id)));
+    if (r)
+        r = co_await c.query("DELETE FROM reprint.claims WHERE backfill_id = $1", args(std::to_string(plan.id)));
+    if (r)
+        r = co_await c.query("DROP TABLE IF EXISTS " + plan.stage + " CASCADE");
+    if (!r)
+        co_return r.error();
+    co_return warehouse::ok();
+}
+
+} // namespace
+
+Task<Result<PublishOutcome>> publishWindow(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan)
+{
+    SwapLayout layout;
+    if (plan.strategy != PublishStrategy::Replace) {
+        auto found = co_await swapLayoutOf(c, sql, *plan.window);
+        if (!found)
+            co_return found.error();
+        layout = std::move(*found);
+        if (!layout.misfit.empty() && plan.strategy == PublishStrategy::Swap)
+            co_return Error::make(ErrorKind::Spec,
+                                  "model " + sql.model->name + " asks for `publish: swap`, but " + layout.misfit
+                                      + "; nothing was published",
+                                  "Scope the window to whole physical partitions, or set `publish: auto` (swap where it "
+                                  "can, replace otherwise) or `publish: replace` in the spec.");
+    }
+    // No ?: inside co_await (GCC 12, see connectTo).
+    Result<PublishOutcome> out = Error::make(ErrorKind::Internal, "not published");
+    if (plan.strategy != PublishStrategy::Replace && layout.misfit.empty())
+        out = co_await swapPartitions(c, sql, plan, layout);
+    else
+        out = co_await replaceRows(c, sql, plan);
+    if (!out)
+        co_return out.error();
+    if (auto recorded = co_await recordPublished(c, sql, plan, *out); !recorded)
+        co_return recorded.error();
+    co_return out;
+}
+
+Task<Status> commitOrReadBack(warehouse::Connection &c, const std::string &conninfo, long long id, const std::string &done,
+                              const std::string &again)
+{
+    auto committed = co_await c.execute("COMMIT");
+    if (committed)
+        co_return warehouse::ok();
+    const std::string ids = std::to_string(id);
+    const std::string verb = done == "published" ? "publish" : "undo";
+    auto conn = co_await openSession(conninfo);
+    Result<BackfillRow> st = Error::make(ErrorKind::Connection, "not connected");
+    if (conn)
+        st = co_await readBackfill(**conn, id, false);
+    if (st && st->status == done)
+        co_return warehouse::ok();
+    Error e = committed.error();
+    if (st) {
+        e.message = "the COMMIT of backfill " + ids + "'s " + verb + " did not answer (" + e.message + "); the warehouse shows it "
+                    + st->status + ": it rolled back, nothing was " + (verb == "publish" ? "published" : "undone");
+        e.hint = again;
+    } else {
+        e.message = "the COMMIT of backfill " + ids + "'s " + verb + " did not answer (" + e.message
+                    + ") and its outcome could not be read back";
+        e.hint = "Run `reprint history` once the warehouse is reachable: it says whether backfill " + ids + " was " + done + ".";
+    }
+    co_return e;
+}
+
+Task<Status> fenceWriters(warehouse::Connection &c, const ModelSql &sql, int timeoutMs, const std::string &nothingDone,
+                          const std::string &again)
+{
+    auto r = co_await c.execute("LOCK TABLE " + sql.target + " IN SHARE ROW EXCLUSIVE MODE");
+    if (r)
+        co_return warehouse::ok();
+    if (!isLockTimeout(r.error()))
+        co_return r.error();
+    co_return conflict("could not lock " + sql.target + " against writers within " + std::to_string(timeoutMs)
+                           + " ms: another session kept writing it; " + nothingDone,
+                       again + " once that write has committed.");
+}
+
+namespace {
+
+// Whether backfill `b` may be published as asked: staged and validated (or overridden),
+// four eyes where the model asks for them, and still holding its claim.
+Task<Status> checkPublishable(warehouse::Connection &c, const Model &m, const BackfillRow &b, const PublishRequest &req)
+{
+    const std::string id = std::to_string(b.id);
+    if (b.status == "published")
+        co_return conflict("backfill " + id + " is already published; nothing was changed", "`reprint history` shows when and by whom.");
+    if (b.status == "undone" || b.status == "abandoned")
+        co_return conflict("backfill " + id + " was " + b.status + " and cannot be published", "Run a new backfill of the window.");
+    if (b.status != "staged") {
+        const std::string next = b.status == "failed" ? "Resume it (`reprint backfill --resume " + id + "`) or abandon it."
+                                                      : "Wait until it has staged and validated.";
+        co_return conflict("backfill " + id + " is " + b.status + ", not staged: there is nothing validated to publish", next);
+    }
+    if (b.validation.empty())
+        co_return Error::make(ErrorKind::Validation,
+                              "backfill " + id + " (" + m.name + ") was never validated: no review of it was produced, so nobody "
+                                  "approved it; nothing was published",
+                              "Stage it again with `reprint backfill --resume " + std::to_string(req.id) + "`, then review it.");
+    if (b.validation != "passed" && req.overrideReason.empty())
+        co_return Error::make(ErrorKind::Validation, "backfill " + id + " (" + m.name + ") failed validation: " + b.validationMessage,
+                              "Nothing was published. To publish anyway, give a reason with --override REASON.");
+    if (m.approval == Approval::FourEyes) {
+        auto who = co_await c.query("SELECT current_user::text");
+        if (!who)
+            co_return who.error();
+        if (who->last().scalar() == b.operatorName)
+            co_return Error::make(ErrorKind::Permission,
+                                  "model " + m.name + " needs four eyes: the approver must not be the operator (" + b.operatorName + ")",
+                                  "Ask another database user to publish backfill " + id + ".");
+    }
+    auto claim = co_await c.query("SELECT holder FROM reprint.claims WHERE backfill_id = $1", args(id));
+    if (!claim)
+        co_return claim.error();
+    if (claim->last().rows.empty())
+        co_return drift("backfill " + id + " no longer holds its claim on the window", "Its lease was taken over; run the backfill again.");
+    co_return warehouse::ok();
+}
+
+// The drift guard, under the writer fence: the target's window still holds the totals it
+// was validated against, and the source still gives the check values the review stored.
+Task<Status> guardDrift(warehouse::Connection &c, const ModelSql &sql, const Window &w, const BackfillRow &b,
+                        const std::string &conninfo, CancelTokenPtr cancel, Laps &laps)
+{
+    const Model &m = *sql.model;
+    const std::string id = std::to_string(b.id);
+    if (sql.transformHash != b.transformHash)
+        co_return drift("the transform of " + m.name + " changed since backfill " + id + " was validated",
+                        "Run the backfill again so that the review matches the code that runs.");
+    auto moved = co_await totalsDrift(c, sql, w, b.id, StoredTotal::Old);
+    if (!moved)
+        co_return moved.error();
+    if (*moved)
+        co_return drift("the target changed since validation: " + m.name + " " + (*moved)->partition + " " + (*moved)->measure
+                            + " was " + (*moved)->stored.value_or("NULL") + ", now " + (*moved)->current.value_or("NULL")
+                            + "; nothing was published",
+                        "Something wrote the window after backfill " + id
+                            + " was validated. Abandon it and run the backfill again to re-validate.");
+    laps.lap("drift guard: target totals");
+    auto checksNow = co_await readChecksAtOnce(conninfo, sql, w.before, w.after, cancel);
+    if (!checksNow)
+        co_return checksNow.error();
+    auto storedChecks = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, check_name, value::text "
+                                         "FROM reprint.check_values WHERE backfill_id = $1",
+                                         args(id));
+    if (!storedChecks)
+        co_return storedChecks.error();
+    for (const auto &row : storedChecks->last().rows) {
+        const Value current = checkOf(*checksNow, *row[1], std::stoll(*row[0]));
+        if (!agrees(current, row[2], 0))
+            co_return drift("the source changed since validation: check '" + *row[1] + "' of " + m.name + " was "
+                                + row[2].value_or("NULL") + ", now " + current.value_or("NULL"),
+                            "Abandon backfill " + id + " and run it again to re-validate against the new source.");
+    }
+    laps.lap("drift guard: source checks");
+    co_return warehouse::ok();
+}
+
+} // namespace
+
+Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec &spec, const Model &m, const Window &w,
+                                           const BackfillRow &b, const PublishRequest &req, const EngineOptions &options,
+                                           const std::string &conninfo, CancelTokenPtr cancel, Laps &laps)
+{
+    const std::string id = std::to_string(b.id);
+    if (auto publishable = co_await checkPublishable(c, m, b, req); !publishable)
+        co_return publishable.error();
+    auto described = co_await describeModel(c, spec, m);
+    if (!described)
+        co_return described.error();
+    const ModelSql &sql = *described;
+    laps.lap("check the request and read the catalog");
+    // What is published must be exactly what was validated. Writers of the target are
+    // fenced off first (readers are not), so that a write committing while publish waits
+    // is read by the drift guard, never overwritten by the replace.
+    auto fenced = co_await fenceWriters(c, sql, options.lockTimeoutMs, "nothing of backfill " + id + " was published",
+                                        "Publish again with `reprint publish " + std::to_string(req.id) + " --approve NOTE`");
+    if (!fenced)
+        co_return fenced.error();
+    laps.lap("fence writers (wait for the lock)");
+    if (auto guarded = co_await guardDrift(c, sql, w, b, conninfo, cancel, laps); !guarded)
+        co_return guarded.error();
+    PublishPlan plan;
+    plan.id = b.id;
+    plan.window = &w;
+    plan.stage = quoteRelation("reprint_staging", b.stageTable);
+    plan.archiveName = ("b" + id + "_" + m.name).substr(0, 63);
+    plan.note = req.note;
+    plan.overrideReason = req.overrideReason;
+    plan.auditAction = "publish";
+    plan.strategy = m.publish;
+    plan.options = &options;
+    plan.cancel = std::move(cancel);
+    plan.retry = "`reprint publish " + std::to_string(req.id) + " --approve NOTE`";
+    auto replaced = co_await publishWindow(c, sql, plan);
+    laps.lap(replaced ? "archive and " + replaced->strategy + " the window" : std::string("replace the window"));
+    co_return replaced;
+}
+
+namespace {
+
+
+Error notUndoable(const BackfillRow &b)
+{
+    const std::string id = std::to_string(b.id);
+    if (b.kind == "run")
+        return conflict(id + " is a scheduled run of " + b.model + " " + b.from + " (" + b.status
+                            + "), not a backfill: a run archives nothing, so there is nothing to restore",
+                        "To rebuild that partition, backfill it: `reprint backfill --model " + b.model + " --from " + b.from
+                            + " --to " + b.to + "`.");
+    if (b.status == "staged")
+        return conflict("backfill " + id + " is staged, not published: it has not changed the target, so there is nothing to undo",
+                        "Publish it (`reprint publish " + id + " --approve NOTE`) or drop it with `reprint abandon " + id + "`.");
+    if (b.status == "staging" || b.status == "planned")
+        return conflict("backfill " + id + " is still " + b.status + ", not published: there is nothing to undo",
+                        "Cancel it (`reprint cancel " + id + "`), or let it finish and review it.");
+    if (b.status == "failed")
+        return conflict("backfill " + id + " failed before it was published: the target is unchanged, so there is nothing to undo",
+                        "Resume it (`reprint backfill --resume " + id + "`) or abandon it (`reprint abandon " + id + "`).");
+    return conflict("backfill " + id + " is " + b.status + ", never published: there is nothing to undo", "");
+}
+
+} // namespace
+
+Task<Status> checkUndoable(warehouse::Connection &c, const BackfillRow &b, const Window &w)
+{
+    const std::string id = std::to_string(b.id);
+    if (b.status == "undone")
+        co_return conflict("backfill " + id + " is already undone; nothing was changed", "");
+    if (b.status != "published" || b.kind != "backfill")
+        co_return notUndoable(b);
+    if (b.archiveTable.empty())
+        co_return conflict("the archive of backfill " + id + " was pruned; it can no longer be undone",
+                           "Run a backfill of the window instead.");
+    // Nobody may be writing the window now.
+    auto claims = co_await c.query("SELECT b.id::text, b.operator FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
+                                   "WHERE c.model = $1 AND c.span && tstzrange($2, $3) LIMIT 1",
+                                   args(b.model, w.first().startText(), w.last().endText()),
+                                   oids(0, kTimestamptzOid, kTimestamptzOid));
+    if (!claims)
+        co_return claims.error();
+    if (!claims->last().rows.empty()) {
+        const auto &row = claims->last().rows.front();
+        co_return conflict("the window is claimed by backfill " + *row[0] + " (operator " + *row[1] + ")",
+                           "Publish or abandon it first.");
+    }
+    co_return warehouse::ok();
+}
+
+Task<Result<UndoOutcome>> restoreWindow(warehouse::Connection &c, const ModelSql &sql, const Window &w, const BackfillRow &b,
+                                        const std::string &overrideReason)
+{
+    const std::string id = std::to_string(b.id);
+    const std::string archive = quoteRelation("reprint_archive", b.archiveTable);
+    UndoOutcome out;
+    out.id = b.id;
+    auto r = co_await c.query("DELETE FROM " + sql.target + " AS t WHERE " + sql.inWindow("t"),
+                              args(sql.lowerValue(w.first()), sql.upperValue(w.last())));
+    if (r) {
+        out.rowsRemoved = r->last().affectedRows;
+        r = co_await c.query("INSERT INTO " + sql.target + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM " + archive);
+    }
+    if (r) {
+        out.rowsRestored = r->last().affectedRows;
+        r = co_await c.query("UPDATE reprint.backfills SET status = 'undone', undone_at = now(), updated_at = now(), "
+                             "archive_table = NULL WHERE id = $1",
+                             args(id));
+    }
+    const Value reason = overrideReason.empty() ? Value() : Value(overrideReason);
+    if (r)
+        r = co_await c.query("INSERT INTO reprint.audit (backfill_id, action, override_reason) VALUES ($1, 'undo', $2)",
+                             args(id, reason));
+    if (r)
+        r = co_await c.query("UPDATE reprint.partition_loads SET loaded_at = now(), backfill_id = $2 "
+                             "WHERE model = $1 AND partition_start >= $3 AND partition_start < $4",
+                             args(b.model, id, w.first().startText(), w.last().endText()),
+                             oids(0, 0, kTimestamptzOid, kTimestamptzOid));
+    if (r)
+        r = co_await c.query("DROP TABLE " + archive + " CASCADE");  // a swap's archive: the detached partitions inherit it
+    if (!r)
+        co_return r.error();
+    co_return out;
+}
+
+} // namespace reprint::backfill

@@ -1,0 +1,72 @@
+#pragma once
+// Validation: old vs new totals per partition and measure, the source checks, the verdict
+// of each (the one "is it a problem" rule: verdictOf), the boundary row diffs, and the
+// review stored in one transaction. Publish's and undo's drift guards read totals and
+// checks through the same functions. Internal to the engine. Thread affinity: the
+// io_context of the calling coroutine.
+
+#include "engine.h"
+#include "modelsql.h"
+#include "stage.h"
+#include <map>
+
+namespace reprint::backfill {
+
+// Per partition start (epoch seconds): rows, then each declared measure.
+using Totals = std::map<long long, std::vector<warehouse::Value>>;
+// Per check name: per partition start: value.
+using CheckValues = std::map<std::string, std::map<long long, warehouse::Value>>;
+
+struct Validation {
+    std::vector<PartitionReview> partitions;
+    bool passed = true;
+    std::string message;
+};
+
+Task<Result<Totals>> readTotals(warehouse::Connection &c, const ModelSql &sql, const std::string &relation,
+                                const Partition &from, const Partition &to);
+
+// The model's checks over [from, to], read on connections of their own (one per check,
+// at most three) at the same time: each check is one independent query, usually a scan
+// of the source, and they dominate validation and the publish's drift guard.
+Task<Result<CheckValues>> readChecksAtOnce(const std::string &conninfo, const ModelSql &sql, const Partition &from,
+                                           const Partition &to, CancelTokenPtr cancel);
+
+// Index of a measure in Totals' value vectors ("rows" is 0).
+std::size_t measureIndex(const Model &m, const std::string &measure);
+
+warehouse::Value totalOf(const Totals &t, long long p, std::size_t index);
+
+warehouse::Value checkOf(const CheckValues &cv, const std::string &check, long long p);
+
+// The verdict of one measure of one partition. `current` is what the partition holds now
+// (new inside the window, old outside it).
+Verdict verdictOf(const Model &model, const std::string &measure, const warehouse::Value &oldValue, const warehouse::Value &current,
+                  const CheckValues &cv, long long p, bool inScope);
+
+Validation validate(const Window &w, const Totals &oldTotals, const Totals &newTotals, const CheckValues &checks);
+
+Task<Result<RowDiff>> computeRowDiff(warehouse::Connection &c, const ModelSql &sql, long long id, const Partition &p,
+                                     const std::string &stage, int sampleRows);
+
+// Validates a staged member against its target and its checks, and stores the review
+// (totals, check values, boundary row diffs, verdict) in one transaction. The claim then
+// waits for review as long as it takes.
+Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member, const EngineOptions &opt,
+                                        const std::string &conninfo, const CancelTokenPtr &cancel, Laps &laps);
+
+// Which of a review's stored totals a drift guard compares the target with: what the window
+// held when it was validated (Old: publish), or what the publish wrote (New: undo).
+enum class StoredTotal { Old, New };
+
+struct TotalDrift {
+    std::string partition, measure;
+    warehouse::Value stored, current;
+};
+
+// The first measure of a partition of `w` whose total in the target differs from the one
+// stored in backfill `id`'s review, or nothing when none does.
+Task<Result<std::optional<TotalDrift>>> totalsDrift(warehouse::Connection &c, const ModelSql &sql, const Window &w, long long id,
+                                                    StoredTotal which);
+
+} // namespace reprint::backfill
