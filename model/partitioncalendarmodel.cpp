@@ -288,20 +288,15 @@ void PartitionCalendarModel::setHistory(const HistoryRows &rows)
 {
     if (!m_hasModel || m_cells.empty())
         return;
-    const backfill::PartitionScheme scheme = m_model.scheme();
     for (Cell &c : m_cells)
         c.published.clear();
     for (const backfill::HistoryRow &h : rows) {
         if (h.model != m_model.name || h.status != "published")
             continue;
-        auto from = scheme.parse(h.from);
-        auto to = scheme.parse(h.to);
-        if (!from || !to)
-            continue;
         const QString text = h.kind == "run" ? tr("published by run %1").arg(h.id)
                                              : tr("published by backfill %1").arg(h.id);
         for (Cell &c : m_cells)
-            if (c.partition.start >= from->start && c.partition.start < to->end)
+            if (c.partition.start >= h.windowStart && c.partition.start < h.windowEnd)
                 c.published = text;
     }
     for (Cell &c : m_cells)

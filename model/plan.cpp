@@ -96,23 +96,12 @@ QString Plan::estimateText() const
         .arg(duration(seconds), rate, runsMeasured == 1 ? QObject::tr("1 run") : QObject::tr("%1 runs").arg(runsMeasured));
 }
 
-Plan Plan::make(const backfill::Spec &spec, const PartitionCalendarModel &calendar, int first, int last,
-                const HistoryRows &history, bool cascade, const backfill::Throughput &past, const QStringList &leaveOut)
-{
-    Plan plan;
-    if (!calendar.hasModel() || first < 0 || last < first || last >= calendar.partitionCount())
-        return plan;
-    const backfill::Model &m = calendar.model();
-    const backfill::PartitionScheme scheme = m.scheme();
-    plan.specPath = q(spec.path);
-    plan.model = q(m.name);
-    plan.cascade = cascade;
-    const backfill::Partition &firstPart = calendar.partition(first);
-    const backfill::Partition &lastPart = calendar.partition(last);
-    plan.from = q(firstPart.name);
-    plan.to = q(lastPart.name);
-    plan.partitions = last - first + 1;
+namespace {
 
+// Partitions first..last of `calendar` already claimed, as spans: "2026-03-11 .. 2026-03-12:
+// backfill 7 (alice, staged)". Also counts the rows the window holds now.
+void readClaims(const PartitionCalendarModel &calendar, int first, int last, Plan &plan)
+{
     QString claimText;
     int claimFrom = -1;
     auto closeClaim = [&](int end) {
@@ -141,18 +130,17 @@ Plan Plan::make(const backfill::Spec &spec, const PartitionCalendarModel &calend
         }
     }
     closeClaim(last);
+}
 
-    plan.diffPartitions << plan.from;
-    if (last != first)
-        plan.diffPartitions << plan.to;
-    plan.outsidePartitions << q(scheme.previous(firstPart).name) << q(scheme.next(lastPart).name);
-
-    // Throughput of the model's recent scheduled runs.
+// The staging time: the model's past throughput when measured, else its recent scheduled
+// runs in the history.
+void estimate(const PartitionCalendarModel &calendar, const HistoryRows &history, const backfill::Throughput &past, Plan &plan)
+{
     qint64 rowsRun = 0;
     qint64 secondsRun = 0;
     for (auto it = history.rbegin(); it != history.rend() && plan.runsMeasured < kRunsMeasured; ++it) {
         const backfill::HistoryRow &h = *it;
-        if (h.model != m.name || h.kind != "run" || h.status != "published" || h.publishedAt.empty())
+        if (h.model != calendar.model().name || h.kind != "run" || h.status != "published" || h.publishedAt.empty())
             continue;
         const int o = calendar.ordinalOfName(q(h.from));
         const backfill::StatusRow *s = calendar.status(o);
@@ -173,13 +161,36 @@ Plan Plan::make(const backfill::Spec &spec, const PartitionCalendarModel &calend
     }
     if (plan.rowsPerSecond > 0 && plan.rows > 0)
         plan.seconds = double(plan.rows) / plan.rowsPerSecond;
+}
 
-    // Downstream models, each over the partitions of its own grain that its upstreams'
-    // windows fall in: the engine's own mapping, so the plan shows what a cascade stages.
+} // namespace
+
+Plan Plan::make(const backfill::Spec &spec, const PartitionCalendarModel &calendar, int first, int last,
+                const HistoryRows &history, bool cascade, const backfill::Throughput &past, const QStringList &leaveOut)
+{
+    Plan plan;
+    if (!calendar.hasModel() || first < 0 || last < first || last >= calendar.partitionCount())
+        return plan;
+    const backfill::Model &m = calendar.model();
+    // The engine's own window and downstream mapping (model/backfill/window.h), so the plan
+    // shows what the backfill claims, checks and cascades to.
+    const backfill::Window root = backfill::windowSpanning(m, calendar.partition(first).start, calendar.partition(last).end);
+    plan.specPath = q(spec.path);
+    plan.model = q(m.name);
+    plan.cascade = cascade;
+    plan.from = q(root.first().name);
+    plan.to = q(root.last().name);
+    plan.partitions = int(root.partitions.size());
+    plan.diffPartitions << plan.from;
+    if (root.partitions.size() > 1)
+        plan.diffPartitions << plan.to;
+    plan.outsidePartitions << q(root.before.name) << q(root.after.name);
+    readClaims(calendar, first, last, plan);
+    estimate(calendar, history, past, plan);
+
     std::set<std::string> out;
     for (const QString &name : leaveOut)
         out.insert(name.toStdString());
-    const backfill::Window root = backfill::windowSpanning(m, firstPart.start, lastPart.end);
     for (const backfill::DownstreamWindow &d : backfill::downstreamWindows(spec, root, out)) {
         const bool leftOut = cascade && out.count(d.model->name);
         if (leftOut)

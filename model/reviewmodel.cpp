@@ -130,10 +130,10 @@ void ReviewModel::rebuild()
                     totals.changed = true;
             }
         }
-        row.problem = row.worst == Verdict::Unexpected || row.worst == Verdict::MismatchSource;
+        row.problem = isProblem(row.worst);
         m_rows.push_back(std::move(row));
     }
-    totals.problem = totals.worst == Verdict::Unexpected || totals.worst == Verdict::MismatchSource;
+    totals.problem = isProblem(totals.worst);
     if (!m_rows.empty())
         m_rows.push_back(std::move(totals));
 }

@@ -931,7 +931,7 @@ QStringList ReviewScreen::measuresThatFit() const
     for (int r = 0; r < m_model->partitionCount(); ++r)
         for (int i = 0; i < measures.size(); ++i) {
             const auto v = Verdict(m_model->index(r, m_model->columnFor(i, Field::Verdict)).data(ReviewModel::VerdictRole).toInt());
-            weight[i].first += v == Verdict::MismatchSource || v == Verdict::Unexpected;
+            weight[i].first += isProblem(v);
             weight[i].second += v != Verdict::Unchanged;
         }
     std::vector<int> order(measures.size());

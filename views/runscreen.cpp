@@ -179,19 +179,9 @@ QLabel *claimValue(QWidget *parent, const char *name)
 
 backfill::Verdict worstVerdict(const backfill::PartitionReview &p)
 {
-    auto rank = [](backfill::Verdict v) {
-        switch (v) {
-        case backfill::Verdict::Unchanged: return 0;
-        case backfill::Verdict::Expected: return 1;
-        case backfill::Verdict::Unexpected: return 2;
-        case backfill::Verdict::MismatchSource: return 3;
-        }
-        return 0;
-    };
     backfill::Verdict worst = backfill::Verdict::Unchanged;
     for (const backfill::MeasureTotals &m : p.measures)
-        if (rank(m.verdict) > rank(worst))
-            worst = m.verdict;
+        worst = std::max(worst, m.verdict);  // verdicts are ordered best to worst
     return worst;
 }
 

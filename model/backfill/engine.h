@@ -187,6 +187,9 @@ struct HistoryRow {
     long long id = 0;
     std::string model, kind, status, validation, from, to, operatorName, approver, note, overrideReason;
     std::string createdAt, publishedAt, error;
+    // The instants the window was claimed over, [windowStart, windowEnd): what `from`..`to`
+    // named when it was recorded (use these, not the names read again).
+    QDateTime windowStart, windowEnd;
     // Interrupted: status planned or staging, but its lease lapsed or its holder is a
     // process of this host that no longer runs; resume or abandon take the claim at once.
     bool leaseExpired = false;

@@ -27,7 +27,8 @@ Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, cons
         "to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
         "coalesce(to_char(b.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), ''), "
         "coalesce(b.error, ''), "
-        "(b.status IN ('planned', 'staging') AND coalesce(c.lease_expires < now(), true))::text, coalesce(c.holder, '') "
+        "(b.status IN ('planned', 'staging') AND coalesce(c.lease_expires < now(), true))::text, coalesce(c.holder, ''), "
+        "extract(epoch FROM b.window_start)::bigint::text, extract(epoch FROM b.window_end)::bigint::text "
         "FROM reprint.backfills b LEFT JOIN reprint.claims c ON c.backfill_id = b.id "
         "WHERE b.model = ANY($1::text[]) AND ($2::bigint IS NULL OR b.id = $2::bigint) ORDER BY b.id",
         args(arrayLiteral(values), only));
@@ -43,6 +44,8 @@ Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, cons
         h.validation = *row[4];
         h.from = *row[5];
         h.to = *row[6];
+        h.windowStart = QDateTime::fromSecsSinceEpoch(std::stoll(*row[16]), QTimeZone::utc());
+        h.windowEnd = QDateTime::fromSecsSinceEpoch(std::stoll(*row[17]), QTimeZone::utc());
         h.operatorName = *row[7];
         h.approver = *row[8];
         h.note = *row[9];

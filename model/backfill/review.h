@@ -8,8 +8,16 @@
 
 namespace reprint::backfill {
 
+// A measure's verdict in one partition, from best to worst (the order compares: the worse
+// verdict is the greater).
 enum class Verdict { Unchanged, Expected, Unexpected, MismatchSource };
 const char *toString(Verdict verdict);
+// The one "is a problem" rule: a change no check explains, or a new total that disagrees
+// with the source. A problem blocks a plain publish (it needs --override) and is shown first.
+inline bool isProblem(Verdict verdict)
+{
+    return verdict == Verdict::Unexpected || verdict == Verdict::MismatchSource;
+}
 bool parseVerdict(const std::string &text, Verdict *out);
 
 struct MeasureTotals {

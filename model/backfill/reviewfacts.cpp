@@ -1,11 +1,17 @@
 #include "reviewfacts.h"
 
+#include "ledger.h"
 #include "migrations.h"
 #include "modelsql.h"
+#include "session.h"
 #include "sqltext.h"
+#include "stage.h"
+#include "validate.h"
 #include "window.h"
 
 #include <QDateTime>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTime>
 #include <QTimeZone>
 
@@ -16,6 +22,7 @@ namespace reprint::backfill {
 
 using warehouse::ConnectionPtr;
 using warehouse::kTimestamptzOid;
+using warehouse::Value;
 using warehouse::args;
 using warehouse::oids;
 
@@ -138,7 +145,7 @@ Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
         "coalesce(CASE WHEN isfinite(cl.lease_expires) THEN to_char(cl.lease_expires, 'YYYY-MM-DD HH24:MI:SS TZH:TZM') "
         "ELSE cl.lease_expires::text END, ''), coalesce(cl.lease_expires < now(), false)::text, "
         "(b.archive_table IS NOT NULL AND to_regclass(quote_ident('reprint_archive') || '.' || quote_ident(b.archive_table)) "
-        "IS NOT NULL)::text "
+        "IS NOT NULL)::text, extract(epoch FROM b.window_start)::bigint::text, extract(epoch FROM b.window_end)::bigint::text "
         "FROM reprint.backfills AS b LEFT JOIN reprint.claims AS cl ON cl.backfill_id = b.id WHERE b.id = $1",
         args(std::to_string(id)));
     if (!r)
@@ -169,6 +176,8 @@ Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
     f.leaseExpires = *row[17];
     f.leaseExpired = *row[18] == "true";
     f.archiveKept = *row[19] == "true";
+    const QDateTime windowStart = QDateTime::fromSecsSinceEpoch(std::stoll(*row[20]), QTimeZone::utc());
+    const QDateTime windowEnd = QDateTime::fromSecsSinceEpoch(std::stoll(*row[21]), QTimeZone::utc());
 
     auto diffs = co_await c.query("SELECT partition FROM reprint.row_diffs WHERE backfill_id = $1 ORDER BY partition_start",
                                   args(std::to_string(id)));
@@ -182,11 +191,7 @@ Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
         co_return f;  // the spec no longer has the model: the stored facts are all there is
     const Model &model = **m;
     f.fourEyes = model.approval == Approval::FourEyes;
-    const PartitionScheme scheme = model.scheme();
-    auto from = scheme.parse(f.from);
-    auto to = scheme.parse(f.to);
-    if (from && to)
-        f.windowPartitions = static_cast<long long>(scheme.range(*from, *to).size());
+    f.windowPartitions = static_cast<long long>(windowSpanning(model, windowStart, windowEnd).partitions.size());
 
     auto sql = co_await describeModel(c, engine.spec(), model);
     if (!sql)
@@ -387,6 +392,207 @@ Task<Result<ReviewPacketData>> reviewPacketData(Engine &engine, long long id)
             out.cascade.push_back(std::move(*member));
         }
     co_return out;
+}
+
+namespace {
+
+// Backfill `id`'s stored totals, per partition and measure, into `rv`.
+Task<Status> readReviewTotals(warehouse::Connection &c, long long id, Review &rv)
+{
+    auto r = co_await c.query("SELECT partition, partition_start::text, in_scope::text, boundary::text, measure, "
+                              "old::text, new::text, source::text, verdict FROM reprint.partition_totals "
+                              "WHERE backfill_id = $1 ORDER BY partition_start, measure <> 'rows', measure",
+                              args(std::to_string(id)));
+    if (!r)
+        co_return r.error();
+    for (const auto &row : r->last().rows) {
+        if (rv.partitions.empty() || rv.partitions.back().partition != *row[0]) {
+            PartitionReview pr;
+            pr.partition = *row[0];
+            pr.start = *row[1];
+            pr.inScope = *row[2] == "true";
+            pr.boundary = *row[3] == "true";
+            rv.partitions.push_back(std::move(pr));
+        }
+        MeasureTotals mt;
+        mt.measure = *row[4];
+        mt.oldValue = row[5];
+        mt.newValue = row[6];
+        mt.source = row[7];
+        parseVerdict(*row[8], &mt.verdict);
+        rv.partitions.back().measures.push_back(std::move(mt));
+    }
+    co_return warehouse::ok();
+}
+
+// The measures of `m` whose target columns are floats (compared with a tolerance).
+Task<void> readFloatMeasures(warehouse::Connection &c, const Model &m, Review &rv)
+{
+    if (m.measures.empty())
+        co_return;
+    std::vector<Value> names(m.measures.begin(), m.measures.end());
+    auto floats = co_await c.query("SELECT a.attname::text FROM pg_attribute a WHERE a.attrelid = to_regclass($1) "
+                                   "AND a.attname = ANY($2::text[]) AND a.atttypid IN ('float4'::regtype, 'float8'::regtype) "
+                                   "ORDER BY a.attnum",
+                                   args(quoteRelation(m.target.schema, m.target.table), arrayLiteral(names)));
+    if (floats)
+        for (const auto &row : floats->last().rows)
+            rv.floatMeasures.push_back(*row[0]);
+}
+
+// The cascade backfill `id` belongs to: the root and its members, root first (empty when
+// it is no cascade).
+Task<Status> readCascade(warehouse::Connection &c, long long id, Review &rv)
+{
+    auto family = co_await c.query(
+        "SELECT b.id::text, b.model, b.from_partition, b.to_partition, b.status, coalesce(b.validation, '') "
+        "FROM reprint.backfills b WHERE b.id = coalesce((SELECT parent_id FROM reprint.backfills WHERE id = $1), $1) "
+        "OR b.parent_id = coalesce((SELECT parent_id FROM reprint.backfills WHERE id = $1), $1) ORDER BY b.parent_id NULLS FIRST, b.id",
+        args(std::to_string(id)));
+    if (!family)
+        co_return family.error();
+    if (family->last().rows.size() > 1)
+        for (const auto &row : family->last().rows)
+            rv.cascade.push_back({std::stoll(*row[0]), *row[1], *row[2], *row[3], *row[4], *row[5]});
+    co_return warehouse::ok();
+}
+
+// The row diffs' changed columns that no measure of `m` covers: unexpected.
+Task<Status> readUnexpectedColumns(warehouse::Connection &c, const Model &m, long long id, Review &rv)
+{
+    auto diffs = co_await c.query("SELECT partition, column_changes::text FROM reprint.row_diffs WHERE backfill_id = $1 "
+                                  "ORDER BY partition_start",
+                                  args(std::to_string(id)));
+    if (!diffs)
+        co_return diffs.error();
+    const auto measures = m.allMeasures();
+    for (const auto &row : diffs->last().rows) {
+        const QJsonObject counts = QJsonDocument::fromJson(QByteArray::fromStdString(row[1].value_or("{}"))).object();
+        for (auto it = counts.begin(); it != counts.end(); ++it) {
+            const std::string column = it.key().toStdString();
+            if (it.value().toInteger() > 0 && std::find(measures.begin(), measures.end(), column) == measures.end())
+                rv.unexpectedColumns.push_back({*row[0], column, it.value().toInteger()});
+        }
+    }
+    co_return warehouse::ok();
+}
+
+} // namespace
+
+Task<Result<Review>> Engine::review(long long id)
+{
+    auto s = co_await open(nullptr, {});
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    auto b = co_await readBackfill(c, id, false);
+    if (!b)
+        co_return b.error();
+    Review rv;
+    rv.backfillId = id;
+    rv.model = b->model;
+    rv.status = b->status;
+    rv.validation = b->validation;
+    rv.validationMessage = b->validationMessage;
+    rv.from = b->from;
+    rv.to = b->to;
+    if (auto totals = co_await readReviewTotals(c, id, rv); !totals)
+        co_return totals.error();
+    if (auto cascade = co_await readCascade(c, id, rv); !cascade)
+        co_return cascade.error();
+    const Model *m = m_spec.model(b->model);
+    if (!m)
+        co_return rv;
+    co_await readFloatMeasures(c, *m, rv);
+    if (rv.cascade.empty() || rv.cascade.front().id == id) {
+        // Downstream models this window makes stale: those not staged with it.
+        for (const DownstreamWindow &d : downstreamWindows(m_spec, b->window(*m)))
+            if (std::none_of(rv.cascade.begin(), rv.cascade.end(), [&](const CascadeMember &c) { return c.model == d.model->name; }))
+                rv.staleDownstream.push_back(d.model->name + " " + d.window.text());
+    }
+    if (auto unexpected = co_await readUnexpectedColumns(c, *m, id, rv); !unexpected)
+        co_return unexpected.error();
+    // Keep the spec's measure order.
+    const auto order = m->allMeasures();
+    for (auto &p : rv.partitions)
+        std::stable_sort(p.measures.begin(), p.measures.end(), [&](const MeasureTotals &a, const MeasureTotals &b) {
+            return std::find(order.begin(), order.end(), a.measure) < std::find(order.begin(), order.end(), b.measure);
+        });
+    co_return rv;
+}
+
+Task<Result<std::vector<Review>>> Engine::reviewCascade(long long id)
+{
+    auto root = co_await review(id);
+    if (!root)
+        co_return root.error();
+    std::vector<Review> out;
+    if (!root->cascade.empty() && root->cascade.front().id != id)
+        co_return usage("backfill " + std::to_string(id) + " is part of the cascade of backfill " + std::to_string(root->cascade.front().id),
+                        "Review the cascade as a whole: `reprint diff " + std::to_string(root->cascade.front().id) + "`.");
+    const std::vector<CascadeMember> members = root->cascade;
+    out.push_back(std::move(*root));
+    for (std::size_t i = 1; i < members.size(); ++i) {
+        auto r = co_await review(members[i].id);
+        if (!r)
+            co_return r.error();
+        out.push_back(std::move(*r));
+    }
+    co_return out;
+}
+
+Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
+{
+    auto conn = co_await openSession(m_conninfo);
+    if (!conn)
+        co_return conn.error();
+    auto b = co_await readBackfill(**conn, id, false);
+    if (!b)
+        co_return b.error();
+    auto m = model(b->model);
+    if (!m)
+        co_return m.error();
+    const Window claimed = b->window(**m);
+    const Window *w = &claimed;
+    auto p = w->scheme.parse(partition);
+    if (!p)
+        co_return p.error();
+    if (p->start < w->first().start || !(p->start < w->last().end))
+        co_return usage("partition " + partition + " is not in backfill " + std::to_string(id) + "'s window "
+                            + windowText(w->first(), w->last()),
+                        "Row diffs are kept for partitions inside the window.");
+    auto s = co_await open(*m, {});
+    if (!s)
+        co_return s.error();
+    auto &c = *(*s)->conn;
+    auto stored = co_await c.query("SELECT added::text, removed::text, changed::text, sample::text, column_changes::text, "
+                                   "old_repeats::text, new_repeats::text "
+                                   "FROM reprint.row_diffs WHERE backfill_id = $1 AND partition_start = $2",
+                                   args(std::to_string(id), p->startText()), oids(0, kTimestamptzOid));
+    if (!stored)
+        co_return stored.error();
+    if (!stored->last().rows.empty()) {
+        const auto &row = stored->last().rows.front();
+        RowDiff d;
+        d.backfillId = id;
+        d.partition = p->name;
+        d.added = std::stoll(*row[0]);
+        d.removed = std::stoll(*row[1]);
+        d.changed = std::stoll(*row[2]);
+        d.sampleJson = *row[3];
+        d.oldRepeats = std::stoll(*row[5]);
+        d.newRepeats = std::stoll(*row[6]);
+        const QJsonObject counts = QJsonDocument::fromJson(QByteArray::fromStdString(*row[4])).object();
+        for (const std::string &col : (*s)->sql.columns)
+            if (counts.contains(QString::fromStdString(col)))
+                d.columnChanges.push_back({col, counts.value(QString::fromStdString(col)).toInteger()});
+        co_return d;
+    }
+    if (b->status != "staged" || b->stageTable.empty())
+        co_return usage("backfill " + std::to_string(id) + " is " + b->status + " and its staged rows are gone",
+                        "Row diffs are computed from the stage; only the boundary partitions' diffs are kept after publish.");
+    co_return co_await computeRowDiff(c, (*s)->sql, id, *p, quoteRelation("reprint_staging", b->stageTable),
+                                      m_options.sampleRows);
 }
 
 } // namespace reprint::backfill

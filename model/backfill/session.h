@@ -5,8 +5,11 @@
 // of the calling coroutine.
 
 #include "engine.h"
+#include "modelsql.h"
+#include "window.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,5 +44,14 @@ struct JoinGroup {
 // Runs `task` on the group's executor; an exception it throws is rethrown there.
 void spawnJoined(const std::shared_ptr<JoinGroup> &group, Task<void> task);
 Task<void> joinAll(std::shared_ptr<JoinGroup> group);
+
+// A warehouse session of one Engine operation (Engine::open): its connection, and for
+// openWindow() its model, that model's SQL and the window.
+struct Engine::Session {
+    warehouse::ConnectionPtr conn;
+    ModelSql sql;
+    const Model *model = nullptr;     // openWindow(): the model
+    std::optional<Window> window;     // openWindow(): its window
+};
 
 } // namespace reprint::backfill
