@@ -48,9 +48,9 @@ void printTimings(const backfill::Timings &timings)
     double total = 0;
     for (const backfill::PhaseTime &t : timings)
         total += t.ms;
-    err() << "timings (ms, share of " << QString::number(total, 'f', 1) << " ms):\n";
+    err() << "timings (ms, share of " << durationText(total) << " ms):\n";
     for (const backfill::PhaseTime &t : timings)
-        err() << "  " << QString::number(t.ms, 'f', 1).rightJustified(9) << "  "
+        err() << "  " << durationText(t.ms).rightJustified(9) << "  "
               << QString::number(total > 0 ? 100 * t.ms / total : 0, 'f', 1).rightJustified(5) << " %  "
               << QString::fromStdString(t.phase) << "\n";
     err().flush();
