@@ -1,4 +1,5 @@
 #include "commandtable.h"
+#include "commands.h"
 
 #include <algorithm>
 #include <vector>
@@ -37,7 +38,7 @@ QList<CommandHelp> buildTable()
                      QStringLiteral("Creates Reprint's own schema in the warehouse (reprint.*: backfills, claims, partition totals, "
                                     "row diffs, the audit), or upgrades it to this version's migrations. Running it again "
                                     "changes nothing."),
-                     common({}), false, false, true};
+                     common({}), false, false, &initCommand};
     t << CommandHelp{QStringLiteral("status"), QStringLiteral("status --spec S --model M [--from P --to P] [--refresh]"),
                      QStringLiteral("rows, measure sums, check results, last load and claim per partition"),
                      QStringLiteral("Shows each partition of a model as the warehouse holds it now: rows, the sum of each measure, "
@@ -48,7 +49,7 @@ QList<CommandHelp> buildTable()
                                                  "2026-03-10T14 (hour)."),
                              option("to", "P", "Last partition to show (inclusive)."),
                              option("refresh", "", "Accepted for compatibility; status always reads the warehouse afresh.")}),
-                     true, false, true};
+                     true, false, &statusCommand};
     t << CommandHelp{QStringLiteral("run"), QStringLiteral("run --spec S --model M --partition P"),
                      QStringLiteral("the scheduled run of one partition: the same transform, stage and publish as a backfill"),
                      QStringLiteral("Loads one partition as the scheduler does: claims it, runs the model's transform into a "
@@ -56,7 +57,7 @@ QList<CommandHelp> buildTable()
                                     "(exit 4) while a backfill claims the partition."),
                      common({option("model", "M", "The model to run."),
                              option("partition", "P", "The partition to load, by name (e.g. 2026-03-20).")}),
-                     true, false, true};
+                     true, false, &runCommand};
     t << CommandHelp{
         QStringLiteral("backfill"),
         QStringLiteral("backfill --spec S --model M --from P --to P [--parallel N] [--cascade [--leave-out M]...] | --resume ID [--retry-failed] [--timings]"),
@@ -86,7 +87,7 @@ QList<CommandHelp> buildTable()
                        "With --resume, re-stage only the partitions that failed; those staged are kept."),
                 option("timings", "", "Also print on stderr where the time went, phase by phase (connect, claim, "
                                       "stage, totals, checks, row diffs, ...).")}),
-        false, false, true};
+        false, false, &backfillCommand};
     t << CommandHelp{QStringLiteral("diff"), QStringLiteral("diff --spec S ID [--rows P [--limit N|all] [--offset N]]"),
                      QStringLiteral("the stored review of a backfill; with --rows, the row-level diff of a partition"),
                      QStringLiteral("Prints the stored review of backfill ID (per partition and measure, old and new totals, "
@@ -98,7 +99,7 @@ QList<CommandHelp> buildTable()
                              option("offset", "N",
                                     "With --rows, skip the first N of them (default 0); the page after the first starts "
                                     "at 20.")}),
-                     false, true, true};
+                     false, true, &diffCommand};
     t << CommandHelp{QStringLiteral("publish"), QStringLiteral("publish --spec S ID --approve NOTE [--override REASON] [--timings]"),
                      QStringLiteral("one transaction: drift guard, archive, replace or swap, audit, release the claim"),
                      QStringLiteral("Publishes backfill ID in one transaction: checks that the window did not change since "
@@ -111,31 +112,31 @@ QList<CommandHelp> buildTable()
                                     "Publish although validation failed, for this reason (stored in the audit)."),
                              option("timings", "", "Also print on stderr where the time went, phase by phase (lock "
                                                    "wait, drift guard, archive and replace, commit).")}),
-                     false, true, true};
+                     false, true, &publishCommand};
     t << CommandHelp{QStringLiteral("abandon"), QStringLiteral("abandon --spec S ID"),
                      QStringLiteral("drop an unpublished backfill's stage and free its window"),
                      QStringLiteral("Drops the stage of backfill ID, which is not published, and releases its claim, so "
                                     "that the window can be backfilled again. The target is not touched."),
-                     common({}), false, true, true};
+                     common({}), false, true, &abandonCommand};
     t << CommandHelp{QStringLiteral("cancel"), QStringLiteral("cancel --spec S ID"),
                      QStringLiteral("stop a backfill staging in another process, as Ctrl-C would there"),
                      QStringLiteral("Asks the process staging backfill ID (the CLI elsewhere, a GUI) to cancel it as Ctrl-C "
                                     "would there, and waits up to 30 s for the warehouse to show it stopped. What was "
                                     "staged is kept, to resume or abandon."),
-                     common({}), false, true, true};
+                     common({}), false, true, &cancelCommand};
     t << CommandHelp{QStringLiteral("report"), QStringLiteral("report --spec S ID --out FILE.pdf|FILE.html|FILE.csv"),
                      QStringLiteral("write the review packet of a backfill (PDF, HTML or CSV)"),
                      QStringLiteral("Writes the review packet of backfill ID (the rules, the per-partition totals, the "
                                     "boundary row diffs, who ran and approved it) to a PDF, HTML or CSV file."),
                      common({option("out", "FILE", "Where to write the packet; its extension (.pdf, .html, .csv) picks the form. "
                                                    "Required.")}),
-                     false, true, true};
+                     false, true, &reportCommand};
     t << CommandHelp{QStringLiteral("undo"), QStringLiteral("undo --spec S ID [--override REASON]"),
                      QStringLiteral("restore what a publish replaced, from its archive"),
                      QStringLiteral("Restores the archived rows of published backfill ID in place of what it published, in "
                                     "one transaction. Refused (exit 4) when the window changed after the publish."),
                      common({option("override", "REASON", "Undo although the window changed after the publish, for this reason.")}),
-                     false, true, true};
+                     false, true, &undoCommand};
     t << CommandHelp{QStringLiteral("history"), QStringLiteral("history --spec S [--model M] [--prune [--retention-days N]]"),
                      QStringLiteral("every backfill and run with status, operator, approver and note"),
                      QStringLiteral("Lists every backfill and scheduled run, newest first, with its status, validation, "
@@ -144,12 +145,12 @@ QList<CommandHelp> buildTable()
                              option("prune", "", "First drop archives past their retention (the latest publish of each "
                                                  "window keeps its archive)."),
                              option("retention-days", "N", "With --prune, keep archives this many days (default 30).", "30")}),
-                     false, false, true};
+                     false, false, &historyCommand};
     t << CommandHelp{QStringLiteral("demo"), QStringLiteral("demo [--dir D] [--scale N] [--share] [--stop]"),
                      QStringLiteral("start (or stop) the embedded demo warehouse"),
                      QStringLiteral("Starts a private PostgreSQL cluster with the demo shop and its spec (a Unix socket, no "
                                     "TCP), or stops it."),
-                     {}, false, false, false};
+                     {}, false, false, nullptr, &demoCommand};
     return t;
 }
 

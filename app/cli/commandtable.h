@@ -8,6 +8,9 @@
 // indented by two spaces, and in prose a flag never followed by a single space and a word
 // (the completion would read that word as the flag's value).
 //
+// Each entry also names the function that runs the command (commands.h), so that the
+// help and the dispatch read one table and cannot drift.
+//
 // Plain values, no state: safe from any thread.
 
 #include <QList>
@@ -15,6 +18,12 @@
 #include <QStringList>
 
 namespace reprint::cli {
+
+struct Invocation;
+// An engine command, after the steps every one shares (engine.cpp).
+using EngineHandler = int (*)(const Invocation &call);
+// A command that parses its own arguments (those after its name), as demo does.
+using StandaloneHandler = int (*)(const QStringList &args);
 
 struct OptionHelp {
     QStringList names;     // {"parallel"}; {"h", "help"}
@@ -31,7 +40,10 @@ struct CommandHelp {
     QList<OptionHelp> options;  // every option it accepts, common ones included
     bool needsModel = false;
     bool needsId = false;
-    bool engine = true;   // runs on the engine (app/cli/engine.cpp); demo does not
+    EngineHandler run = nullptr;           // an engine command (app/cli/engine.cpp) ...
+    StandaloneHandler runAlone = nullptr;  // ... or one with a parser of its own (demo)
+    // Runs on the engine, after the shared steps; demo does not.
+    bool engine() const { return run != nullptr; }
 };
 
 // Every command, in the order `reprint --help` lists them.

@@ -41,7 +41,9 @@ int main(int argc, char **argv)
         return 0;
     }
     const QString command = args.takeFirst();
-    if (command == QLatin1String("demo"))
-        return reprint::cli::demoCommand(args);
+    // A command with a parser of its own (demo) runs as the command table says; the others
+    // run on the engine, which also refuses an unknown command.
+    if (const reprint::cli::CommandHelp *c = reprint::cli::findCommand(command); c && c->runAlone)
+        return c->runAlone(args);
     return reprint::cli::engineCommand(command, args);
 }

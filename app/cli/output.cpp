@@ -74,6 +74,11 @@ bool parseFormat(const QString &text, Format *out)
     return true;
 }
 
+QString durationText(double value)
+{
+    return QString::number(value, 'f', 1);
+}
+
 QString deltaText(const std::optional<std::string> &oldValue, const std::optional<std::string> &newValue)
 {
     if (!oldValue && !newValue)
@@ -393,7 +398,7 @@ void Output::run(const backfill::RunOutcome &run)
 
 void Output::publish(const backfill::PublishOutcome &p)
 {
-    const QString lockHeld = QString::number(p.lockHeldMs, 'f', 1);
+    const QString lockHeld = durationText(p.lockHeldMs);
     if (m_format == Format::Json) {
         printJson(QJsonObject{{QStringLiteral("backfill"), static_cast<qint64>(p.id)},
                               {QStringLiteral("status"), QStringLiteral("published")},

@@ -38,6 +38,10 @@ private:
     std::string m_specPath;
 };
 
+// A duration to a tenth, as every message prints it: "12.3" (the unit, s or ms, is the
+// caller's).
+QString durationText(double value);
+
 // new - old with the precision of the inputs, and the change in percent ("" when old is 0).
 QString deltaText(const std::optional<std::string> &oldValue, const std::optional<std::string> &newValue);
 QString deltaPercentText(const std::optional<std::string> &oldValue, const std::optional<std::string> &newValue);

@@ -116,7 +116,7 @@ private Q_SLOTS:
             QStringList expected;
             for (auto it = named.globalMatch(c.synopsis); it.hasNext();)
                 expected << it.next().captured(1);
-            if (c.engine)
+            if (c.engine())
                 expected << QStringLiteral("db") << QStringLiteral("format") << QStringLiteral("help");
             else
                 expected << QStringLiteral("help");
