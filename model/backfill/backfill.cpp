@@ -23,6 +23,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace reprint::backfill {
 
@@ -230,16 +231,26 @@ std::deque<std::pair<Partition, bool>> stageQueue(const Member &mem, const Backf
 // Validates each staged member. A member that cannot be validated fails the whole backfill
 // (never a zombie `staging`: the failure is stored and the claim let go at once); a member
 // that fails validation adds its message.
+// Waits for the source checks still being read (those no validation took), so that none
+// outlives the members it reads for.
+Task<void> settle(std::vector<PendingChecks> &checks)
+{
+    for (PendingChecks &pending : checks)
+        if (pending.group)
+            co_await joinAll(std::exchange(pending.group, {}));
+}
+
 Task<Result<std::string>> validateMembers(warehouse::Connection &c, std::vector<Member> &members, const EngineOptions &opt,
-                                          const std::string &conninfo, const CancelTokenPtr &cancel, const Announcer &announce,
+                                          const std::string &conninfo, std::vector<PendingChecks> &checks, const Announcer &announce,
                                           Laps &laps)
 {
     const long long root = members[0].rec.id;
     std::string failures;
-    for (Member &mem : members) {
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        Member &mem = members[i];
         announce("validating", mem.rec.id, "validating " + windowText(mem.window.first(), mem.window.last()) + " of " + mem.model->name);
         laps.lap("stage");
-        auto v = co_await validateMember(c, mem, opt, conninfo, cancel, laps);
+        auto v = co_await validateMember(c, mem, opt, std::exchange(checks[i], {}), laps);
         if (!v) {
             Error e = v.error();
             if (e.kind != ErrorKind::Conflict) {
@@ -326,14 +337,19 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
     if (!outcome.takeover.empty())
         announce("claiming", outcome.id, outcome.takeover);
 
-    for (Member &mem : members) {
+    std::vector<PendingChecks> checks(members.size());
+    const auto executor = co_await asio::this_coro::executor;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        Member &mem = members[i];
         int done = 0;
         auto queue = stageQueue(mem, req, done);
+        checks[i] = startChecks(executor, m_conninfo, mem.sql, mem.window.before, mem.window.after, cancel);
         const int parallel = std::min(req.parallel, mem.model->maxParallel);
         announce("staging", mem.rec.id, "staging " + counted(static_cast<long long>(queue.size()), "partition") + " of " + mem.model->name + " over "
                                             + counted(std::max(1, std::min<int>(parallel, static_cast<int>(queue.size()))), "connection"));
         auto staged = co_await stageMember(c, mem, m_conninfo, m_options, std::move(queue), done, parallel, progress, cancel);
         if (!staged) {
+            co_await settle(checks);
             for (Member &other : members)
                 if (other.rec.id != mem.rec.id)
                     co_await markFailed(c, other.rec.id, "a model of its cascade failed to stage: " + mem.model->name, m_conninfo);
@@ -341,7 +357,8 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         }
     }
 
-    auto failures = co_await validateMembers(c, members, m_options, m_conninfo, cancel, announce, laps);
+    auto failures = co_await validateMembers(c, members, m_options, m_conninfo, checks, announce, laps);
+    co_await settle(checks);
     if (!failures)
         co_return failures.error();
     outcome.validationPassed = failures->empty();

@@ -129,6 +129,26 @@ Task<Result<CheckValues>> readChecksAtOnce(const std::string &conninfo, const Mo
     co_return out;
 }
 
+PendingChecks startChecks(asio::any_io_executor executor, const std::string &conninfo, const ModelSql &sql,
+                          const Partition &from, const Partition &to, CancelTokenPtr cancel)
+{
+    PendingChecks pending{std::make_shared<JoinGroup>(executor), std::make_shared<std::optional<Result<CheckValues>>>()};
+    auto read = [](std::shared_ptr<std::optional<Result<CheckValues>>> out, std::string conninfo, const ModelSql *sql,
+                   Partition from, Partition to, CancelTokenPtr cancel) -> Task<void> {
+        out->emplace(co_await readChecksAtOnce(conninfo, *sql, from, to, std::move(cancel)));
+    };
+    spawnJoined(pending.group, read(pending.values, conninfo, &sql, from, to, std::move(cancel)));
+    return pending;
+}
+
+Task<Result<CheckValues>> awaitChecks(PendingChecks pending)
+{
+    if (!pending.group)
+        co_return Error::make(ErrorKind::Internal, "the source checks were never started");
+    co_await joinAll(pending.group);
+    co_return std::move(**pending.values);
+}
+
 std::size_t measureIndex(const Model &m, const std::string &measure)
 {
     if (measure == "rows")
@@ -337,11 +357,15 @@ Task<Status> storeBoundaryDiffs(warehouse::Connection &c, const Member &member, 
 
 } // namespace
 
-Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member, const EngineOptions &opt,
-                                        const std::string &conninfo, const CancelTokenPtr &cancel, Laps &laps)
+Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member, const EngineOptions &opt, PendingChecks pending,
+                                        Laps &laps)
 {
     const Window &w = member.window;
     const ModelSql &sql = member.sql;
+    // Started with the staging; what is left of them is waited for here, first, so that
+    // they are finished on every path out.
+    auto checks = co_await awaitChecks(std::move(pending));
+    laps.lap("validate: source checks");
     auto oldTotals = co_await readTotals(c, sql, sql.target, w.before, w.after);
     if (!oldTotals)
         co_return oldTotals.error();
@@ -349,10 +373,8 @@ Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member
     if (!newTotals)
         co_return newTotals.error();
     laps.lap("validate: totals of target and stage");
-    auto checks = co_await readChecksAtOnce(conninfo, sql, w.before, w.after, cancel);
     if (!checks)
         co_return checks.error();
-    laps.lap("validate: source checks");
     Validation v = validate(w, *oldTotals, *newTotals, *checks);
 
     const std::string id = std::to_string(member.rec.id);

@@ -7,6 +7,7 @@
 
 #include "engine.h"
 #include "modelsql.h"
+#include "session.h"
 #include "stage.h"
 #include <map>
 
@@ -32,6 +33,22 @@ Task<Result<Totals>> readTotals(warehouse::Connection &c, const ModelSql &sql, c
 Task<Result<CheckValues>> readChecksAtOnce(const std::string &conninfo, const ModelSql &sql, const Partition &from,
                                            const Partition &to, CancelTokenPtr cancel);
 
+// The model's checks over [from, to], started now and read while the caller goes on: a
+// backfill starts them when it starts staging a member (the checks read the source, never
+// the stage; a cascade's downstream member reads its upstream's stage, staged before it), so
+// the source scans use the cores that staging leaves idle. `sql` must outlive the read:
+// awaitChecks() it on every path, failures included.
+struct PendingChecks {
+    std::shared_ptr<JoinGroup> group;
+    std::shared_ptr<std::optional<Result<CheckValues>>> values;
+};
+
+PendingChecks startChecks(asio::any_io_executor executor, const std::string &conninfo, const ModelSql &sql,
+                          const Partition &from, const Partition &to, CancelTokenPtr cancel);
+
+// The checks' values once read (waits for them); an empty PendingChecks gives an error.
+Task<Result<CheckValues>> awaitChecks(PendingChecks pending);
+
 // Index of a measure in Totals' value vectors ("rows" is 0).
 std::size_t measureIndex(const Model &m, const std::string &measure);
 
@@ -49,11 +66,12 @@ Validation validate(const Window &w, const Totals &oldTotals, const Totals &newT
 Task<Result<RowDiff>> computeRowDiff(warehouse::Connection &c, const ModelSql &sql, long long id, const Partition &p,
                                      const std::string &stage, int sampleRows);
 
-// Validates a staged member against its target and its checks, and stores the review
-// (totals, check values, boundary row diffs, verdict) in one transaction. The claim then
-// waits for review as long as it takes.
-Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member, const EngineOptions &opt,
-                                        const std::string &conninfo, const CancelTokenPtr &cancel, Laps &laps);
+// Validates a staged member against its target and its checks (`checks`, started with
+// startChecks() over the window and its neighbours), and stores the review (totals, check
+// values, boundary row diffs, verdict) in one transaction. The claim then waits for review
+// as long as it takes.
+Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member, const EngineOptions &opt, PendingChecks checks,
+                                        Laps &laps);
 
 // Which of a review's stored totals a drift guard compares the target with: what the window
 // held when it was validated (Old: publish), or what the publish wrote (New: undo).

@@ -265,6 +265,51 @@ private Q_SLOTS:
                  std::string("staged"));
     }
 
+    // The source moves after validation: inside the window the validated rows no longer
+    // match it, so publish refuses (4) and writes nothing; on a neighbour of the window only,
+    // what publish writes is still right, so it publishes and leaves the neighbour as it was.
+    void sourceDriftInsideTheWindowIsRefusedOutsideItIsNot_data()
+    {
+        QTest::addColumn<QString>("day");
+        QTest::addColumn<bool>("refused");
+        QTest::newRow("inside the window") << QStringLiteral("2026-03-12") << true;
+        QTest::newRow("the day after it") << QStringLiteral("2026-03-15") << false;
+    }
+
+    void sourceDriftInsideTheWindowIsRefusedOutsideItIsNot()
+    {
+        QFETCH(QString, day);
+        QFETCH(bool, refused);
+        const std::string db = test::demoCopy(refused ? "bf_srcdrift_in" : "bf_srcdrift_out");
+        auto p = test::runReprint(base(QStringLiteral("backfill"), db)
+                                  << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                  << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
+        QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+        const std::string id = std::to_string(backfillIdFrom(p));
+        // One more unit on one line of an order of `day`, in the raw tables the checks read.
+        QVERIFY(test::execute(db, "UPDATE raw.order_lines SET quantity = quantity + 1 WHERE order_line_id = "
+                                  "(SELECT min(l.order_line_id) FROM raw.order_lines l JOIN raw.orders o USING (order_id) "
+                                  "WHERE o.ordered_at >= '" + day.toStdString() + "' AND o.ordered_at < '"
+                                  + day.toStdString() + "'::date + 1)")
+                    .ok());
+        const auto before = dayHashes(db);
+        auto pub = test::runReprint(base(QStringLiteral("publish"), db) << QString::fromStdString(id) << QStringLiteral("--approve")
+                                                                        << QStringLiteral("ok"));
+        const auto after = dayHashes(db);
+        if (refused) {
+            QCOMPARE(pub.exitCode, 4);
+            QVERIFY2(pub.err.contains(QStringLiteral("source changed")) && pub.err.contains(QStringLiteral("quantity matches source")),
+                     qPrintable(pub.err));
+            QVERIFY(after == before);
+            QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", args(id)), std::string("staged"));
+            return;
+        }
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", args(id)), std::string("published"));
+        QCOMPARE(after.at(day.toStdString()), before.at(day.toStdString()));
+        QVERIFY(after.at("2026-03-12") != before.at("2026-03-12"));  // the window was written
+    }
+
     void leakGuardRefusesRowsOutsideThePartition()
     {
         const std::string db = test::demoCopy("bf_leak");
