@@ -1,6 +1,5 @@
 #include "partitioncalendarmodel.h"
 
-#include <QJsonArray>
 #include <QLocale>
 #include <QStringList>
 
@@ -8,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace reprint::model {
 
@@ -318,70 +318,33 @@ void PartitionCalendarModel::clearStatus()
         Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
 }
 
-QJsonObject PartitionCalendarModel::statusToJson() const
+CalendarCache PartitionCalendarModel::statusSnapshot() const
 {
-    auto pairs = [](const std::vector<std::pair<std::string, std::string>> &v) {
-        QJsonArray a;
-        for (const auto &[k, val] : v)
-            a.append(QJsonArray{q(k), q(val)});
-        return a;
-    };
-    QJsonArray parts;
-    for (const Cell &c : m_cells) {
-        if (!c.status)
-            continue;
-        const StatusRow &s = *c.status;
-        parts.append(QJsonObject{
-            {QStringLiteral("start"), c.partition.start.toSecsSinceEpoch()},
-            {QStringLiteral("rows"), s.rows},
-            {QStringLiteral("measures"), pairs(s.measures)},
-            {QStringLiteral("checks"), pairs(s.checks)},
-            {QStringLiteral("checkValues"), pairs(s.checkValues)},
-            {QStringLiteral("loadedAt"), q(s.loadedAt)},
-            {QStringLiteral("claimedBy"), q(s.claimedBy)},
-        });
-    }
-    return QJsonObject{{QStringLiteral("model"), q(m_model.name)},
-                       {QStringLiteral("grain"), QString::fromLatin1(backfill::toString(m_model.grain))},
-                       {QStringLiteral("timezone"), q(m_model.timezone)},
-                       {QStringLiteral("time"), m_statusTime.toString(Qt::ISODate)},
-                       {QStringLiteral("partitions"), parts}};
+    CalendarCache out;
+    out.time = m_statusTime;
+    for (const Cell &c : m_cells)
+        if (c.status)
+            out.rows.push_back(*c.status);
+    return out;
 }
 
-void PartitionCalendarModel::statusFromJson(const QJsonObject &json)
+void PartitionCalendarModel::applyCache(const CalendarCache &cache)
 {
-    if (!m_hasModel || json.value(QStringLiteral("model")).toString() != q(m_model.name)
-        || json.value(QStringLiteral("grain")).toString() != QString::fromLatin1(backfill::toString(m_model.grain))
-        || json.value(QStringLiteral("timezone")).toString() != q(m_model.timezone))
+    if (!m_hasModel)
         return;
-    auto pairs = [](const QJsonValue &v) {
-        std::vector<std::pair<std::string, std::string>> out;
-        for (const QJsonValue &e : v.toArray()) {
-            const QJsonArray a = e.toArray();
-            out.emplace_back(a.at(0).toString().toStdString(), a.at(1).toString().toStdString());
-        }
-        return out;
-    };
-    const QTimeZone zone = m_model.scheme().timezone();
-    StatusRows rows;
-    for (const QJsonValue &v : json.value(QStringLiteral("partitions")).toArray()) {
-        const QJsonObject o = v.toObject();
-        StatusRow r;
-        r.partition.start = QDateTime::fromSecsSinceEpoch(qint64(o.value(QStringLiteral("start")).toDouble()), zone);
-        r.rows = qint64(o.value(QStringLiteral("rows")).toDouble());
-        r.measures = pairs(o.value(QStringLiteral("measures")));
-        r.checks = pairs(o.value(QStringLiteral("checks")));
-        r.checkValues = pairs(o.value(QStringLiteral("checkValues")));
-        r.loadedAt = o.value(QStringLiteral("loadedAt")).toString().toStdString();
-        r.claimedBy = o.value(QStringLiteral("claimedBy")).toString().toStdString();
-        rows.push_back(std::move(r));
-    }
-    // The partitions' bounds and names come from the scheme, not from the cache.
-    const backfill::PartitionScheme scheme = m_model.scheme();
-    for (StatusRow &r : rows)
-        r.partition = scheme.containing(r.partition.start);
-    setStatus(rows);
-    m_statusTime = QDateTime::fromString(json.value(QStringLiteral("time")).toString(), Qt::ISODate);
+    // Statistics read since the cache was written are newer: the cache fills the rest.
+    std::unordered_set<qint64> shown;
+    for (const Cell &c : m_cells)
+        if (c.status)
+            shown.insert(c.partition.start.toSecsSinceEpoch());
+    StatusRows older;
+    for (const StatusRow &r : cache.rows)
+        if (!shown.count(r.partition.start.toSecsSinceEpoch()))
+            older.push_back(r);
+    const bool anyShown = !shown.empty();
+    const QDateTime shownTime = m_statusTime;
+    setStatus(older);
+    m_statusTime = anyShown ? shownTime : cache.time;
 }
 
 void PartitionCalendarModel::setMetric(Metric metric, const QString &measure)

@@ -23,6 +23,7 @@
 //
 // Thread affinity: GUI thread (an item model). Owns no QObject other than itself.
 
+#include "calendarcache.h"
 #include "engineclient.h"
 
 #include "backfill/partition.h"
@@ -31,7 +32,6 @@
 #include <QAbstractTableModel>
 #include <QColor>
 #include <QDateTime>
-#include <QJsonObject>
 #include <QList>
 
 #include <optional>
@@ -104,9 +104,10 @@ public:
     void setHistory(const HistoryRows &rows);
     // Drops every statistic (dataChanged over everything).
     void clearStatus();
-    // The statistics as JSON and back, for the cache the calendar opens from.
-    QJsonObject statusToJson() const;
-    void statusFromJson(const QJsonObject &json);
+    // The statistics shown and when they were read, for the cache the calendar opens
+    // from (calendarcache.h); applyCache() shows them as read at the cache's time.
+    CalendarCache statusSnapshot() const;
+    void applyCache(const CalendarCache &cache);
     // When the statistics shown were read (the newest setStatus(), or the cache's).
     QDateTime statusTime() const { return m_statusTime; }
     void setStatusTime(const QDateTime &time) { m_statusTime = time; }

@@ -12,12 +12,14 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QFuture>
+#include <QPromise>
+#include <QThreadPool>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -26,12 +28,10 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QStandardPaths>
 #include <QStyle>
 #include <QTimer>
 #include <QToolButton>
@@ -619,6 +619,7 @@ void CalendarScreen::showModel(const QString &name)
     for (QWidget *w : std::initializer_list<QWidget *>{m_metric, m_measure, m_year, m_earlier, m_refreshButton, m_from,
                                                        m_to, m_selectFailing})
         w->setEnabled(enabled);
+    ++m_cacheGeneration;  // a cache still being read is not shown
     if (!model) {
         m_title->setText(tr("No model"));
         m_calendar->setModel(backfill::Model{}, QDate::currentDate().year(), QDate::currentDate().year());
@@ -899,36 +900,38 @@ void CalendarScreen::updateStatusLine()
 
 // --- cache -----------------------------------------------------------------------------
 
-QString CalendarScreen::cachePath() const
-{
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
-    const QByteArray key = (m_specPath + QLatin1Char('\n') + m_modelName).toUtf8();
-    return dir + QStringLiteral("/calendar/")
-        + QString::fromLatin1(QCryptographicHash::hash(key, QCryptographicHash::Sha1).toHex()) + QStringLiteral(".json");
-}
+// The file is read and written on a pool thread (a year of hourly partitions is several
+// MB of JSON); what was read crosses back as a value, to the screen's thread.
 
 void CalendarScreen::saveCache() const
 {
     if (m_modelName.isEmpty())
         return;
-    const QString path = cachePath();
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return;
-    file.write(QJsonDocument(m_calendar->statusToJson()).toJson(QJsonDocument::Compact));
-    file.commit();
+    QThreadPool::globalInstance()->start(
+        [path = model::calendarCachePath(m_specPath, m_modelName), model = m_calendar->model(),
+         cache = m_calendar->statusSnapshot()] { model::writeCalendarCache(path, model, cache); });
 }
 
 void CalendarScreen::loadCache()
 {
-    QFile file(cachePath());
-    if (!file.open(QIODevice::ReadOnly))
-        return;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll());
-    if (doc.isObject())
-        m_calendar->statusFromJson(doc.object());
-    updateStatusLine();
+    const quint64 generation = ++m_cacheGeneration;
+    auto promise = std::make_shared<QPromise<std::optional<model::CalendarCache>>>();
+    QFuture<std::optional<model::CalendarCache>> read = promise->future();
+    promise->start();
+    QThreadPool::globalInstance()->start(
+        [promise, path = model::calendarCachePath(m_specPath, m_modelName), model = m_calendar->model()] {
+            promise->addResult(model::readCalendarCache(path, model));
+            promise->finish();
+        });
+    read.then(this, [this, generation](const std::optional<model::CalendarCache> &cache) {
+        // Another model (or none) is shown since: this one's cache is not for it.
+        if (generation != m_cacheGeneration || !cache || m_modelName.isEmpty())
+            return;
+        m_calendar->applyCache(*cache);
+        updateDetail(m_view->selectionLast());
+        updateStatusLine();
+        Q_EMIT cacheShown();
+    });
 }
 
 // --- scope -----------------------------------------------------------------------------

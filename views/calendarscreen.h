@@ -5,7 +5,8 @@
 // with its command line and a Start button.
 //
 // Data: the calendar opens from the statistics cached by the last refresh (a JSON file
-// under the user's cache directory, per spec and model), then refreshes them through
+// under the user's cache directory, per spec and model: read and written on a pool
+// thread, shown when read unless the model changed meanwhile), then refreshes them through
 // EngineClient::status() in chunks, newest first, with a progress bar and a cancel. A
 // failed refresh keeps the data shown, says why, and offers a retry. The screen runs no
 // SQL of its own.
@@ -97,6 +98,8 @@ Q_SIGNALS:
     void backfillRequested(const reprint::backfill::BackfillRequest &request);
     // A refresh ended: every chunk answered (ok), or it failed or was cancelled.
     void refreshFinished(bool ok);
+    // The cached statistics of the model shown were read and are shown.
+    void cacheShown();
     // The warehouse announced a change to partitions first..last (names) of the model
     // shown; their re-read starts now or after the refresh running.
     void changeAnnounced(const QString &from, const QString &to);
@@ -125,7 +128,6 @@ private:
     void updateYears();
     void updateStatusLine();
     void metricChosen();
-    QString cachePath() const;
     void saveCache() const;
     void loadCache();
     QString settingsKey() const;
@@ -142,6 +144,7 @@ private:
     std::vector<std::pair<int, int>> m_chunks;
     std::size_t m_chunksDone = 0;
     quint64 m_statusToken = 0;
+    quint64 m_cacheGeneration = 0;  // the showModel() a cache being read belongs to
     quint64 m_historyToken = 0;
     bool m_refreshing = false;
     bool m_historyPending = false;
