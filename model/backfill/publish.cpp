@@ -183,42 +183,43 @@ Task<Status> swapPartition(warehouse::Connection &c, const ModelSql &sql, const 
     auto indexes = co_await c.query(kPartitionIndexesSql, args(old));
     if (!indexes)
         co_return indexes.error();
-    auto r = co_await c.execute("ALTER TABLE " + sql.target + " DETACH PARTITION " + old);
-    if (r && archive.empty())
-        r = co_await c.execute("DROP TABLE " + old);
-    if (r && !archive.empty()) {
+    // One round trip for the swap's statements (the simple protocol runs them in order,
+    // inside the publish's transaction; the first that fails stops the rest).
+    std::vector<std::string> steps{"ALTER TABLE " + sql.target + " DETACH PARTITION " + old};
+    if (archive.empty()) {
+        steps.push_back("DROP TABLE " + old);
+    } else {
         // Parked, its indexes give their names up first.
-        for (std::size_t j = 0; j < indexes->last().rows.size() && r; ++j) {
+        for (std::size_t j = 0; j < indexes->last().rows.size(); ++j) {
             const std::string name = *indexes->last().rows[j][1];
             const std::string moved = ("b" + id + "_" + std::to_string(i) + "_" + std::to_string(j) + "_" + name).substr(0, 63);
-            r = co_await c.execute("ALTER INDEX " + quoteRelation(part.schema, name) + " RENAME TO " + quoteIdentifier(moved));
+            steps.push_back("ALTER INDEX " + quoteRelation(part.schema, name) + " RENAME TO " + quoteIdentifier(moved));
         }
-        if (r)
-            r = co_await c.execute("ALTER TABLE " + old + " RENAME TO " + quoteIdentifier(parked));
-        if (r)
-            r = co_await c.execute("ALTER TABLE " + quoteRelation(part.schema, parked) + " SET SCHEMA reprint_archive");
-        if (r)
-            r = co_await c.execute("ALTER TABLE " + quoteRelation("reprint_archive", parked) + " INHERIT " + archive);
+        steps.push_back("ALTER TABLE " + old + " RENAME TO " + quoteIdentifier(parked));
+        steps.push_back("ALTER TABLE " + quoteRelation(part.schema, parked) + " SET SCHEMA reprint_archive");
+        steps.push_back("ALTER TABLE " + quoteRelation("reprint_archive", parked) + " INHERIT " + archive);
     }
-    if (r)
-        r = co_await c.execute("ALTER TABLE " + fresh + " RENAME TO " + quoteIdentifier(part.name));
-    if (r)
-        r = co_await c.execute("ALTER TABLE " + sql.target + " ATTACH PARTITION " + old + " FOR VALUES FROM ("
-                               + quoteLiteral(part.lower) + ") TO (" + quoteLiteral(part.upper) + ")");
-    if (r)
-        r = co_await c.execute("ALTER TABLE " + old + " DROP CONSTRAINT reprint_swap_bounds");
+    steps.push_back("ALTER TABLE " + fresh + " RENAME TO " + quoteIdentifier(part.name));
+    steps.push_back("ALTER TABLE " + sql.target + " ATTACH PARTITION " + old + " FOR VALUES FROM (" + quoteLiteral(part.lower)
+                    + ") TO (" + quoteLiteral(part.upper) + ")");
+    steps.push_back("ALTER TABLE " + old + " DROP CONSTRAINT reprint_swap_bounds");
+    std::string batch;
+    for (const std::string &step : steps)
+        batch += step + ";\n";
+    auto r = co_await c.execute(std::move(batch));
     if (!r)
         co_return r.error();
     auto taken = co_await c.query(kPartitionIndexesSql, args(old));
     if (!taken)
         co_return taken.error();
+    std::string renames;
     for (const auto &row : taken->last().rows)
         for (const auto &was : indexes->last().rows)
             if (*was[0] == *row[0] && *was[1] != *row[1])
-                if (auto renamed = co_await c.execute("ALTER INDEX " + quoteRelation(part.schema, *row[1]) + " RENAME TO "
-                                                      + quoteIdentifier(*was[1]));
-                    !renamed)
-                    co_return renamed.error();
+                renames += "ALTER INDEX " + quoteRelation(part.schema, *row[1]) + " RENAME TO " + quoteIdentifier(*was[1]) + ";\n";
+    if (!renames.empty())
+        if (auto renamed = co_await c.execute(std::move(renames)); !renamed)
+            co_return renamed.error();
     co_return warehouse::ok();
 }
 
