@@ -123,107 +123,6 @@ void PartitionCalendarModel::setNow(const QDateTime &now)
     endResetModel();
 }
 
-void PartitionCalendarModel::layout()
-{
-    std::vector<Cell> old;
-    old.swap(m_cells);
-    m_rows.clear();
-    m_slots.clear();
-    m_lastPast = -1;
-    m_columns = 0;
-    const backfill::PartitionScheme scheme = m_model.scheme();
-    if (!scheme.isValid())
-        return;
-    const QTimeZone &zone = scheme.timezone();
-    const Partition first = scheme.containing(QDate(m_firstYear, 1, 1).startOfDay(zone));
-    const Partition last = scheme.containing(QDate(m_lastYear, 12, 31).endOfDay(zone));
-    std::vector<Partition> parts = scheme.range(first, last);
-
-    const Grain grain = m_model.grain;
-    const QLocale locale;
-    m_columns = grain == Grain::Day ? 37 : grain == Grain::Hour ? 24 : grain == Grain::Week ? 53 : 12;
-    qint64 rowKey = std::numeric_limits<qint64>::min();
-    m_cells.reserve(parts.size());
-    for (Partition &p : parts) {
-        Cell c;
-        const QDate date = p.start.date();
-        c.date = date;
-        c.weekend = date.dayOfWeek() >= 6 && (grain == Grain::Day || grain == Grain::Hour);
-        qint64 key = 0;
-        RowInfo info;
-        switch (grain) {
-        case Grain::Day:
-            key = qint64(date.year()) * 12 + date.month() - 1;
-            c.column = QDate(date.year(), date.month(), 1).dayOfWeek() - 1 + date.day() - 1;
-            c.label = date.day();
-            info.label = locale.monthName(date.month(), QLocale::ShortFormat);
-            info.group = date.year();
-            break;
-        case Grain::Hour:
-            key = date.toJulianDay();
-            c.column = p.start.time().hour();
-            c.label = c.column;
-            info.label = locale.toString(date, QStringLiteral("ddd d MMM"));
-            info.group = date.year();
-            info.weekend = date.dayOfWeek() >= 6;
-            break;
-        case Grain::Week: {
-            int isoYear = 0;
-            const int week = date.weekNumber(&isoYear);
-            key = isoYear;
-            c.column = week - 1;
-            c.label = week;
-            info.label = QString::number(isoYear);
-            info.group = isoYear;
-            break;
-        }
-        case Grain::Month:
-            key = date.year();
-            c.column = date.month() - 1;
-            c.label = date.month();
-            info.label = QString::number(date.year());
-            info.group = date.year();
-            break;
-        }
-        if (key != rowKey) {
-            rowKey = key;
-            m_rows.push_back(info);
-        }
-        c.row = int(m_rows.size()) - 1;
-        c.partition = std::move(p);
-        m_cells.push_back(std::move(c));
-    }
-    if (grain == Grain::Hour) {
-        // The repeated hour of an autumn change: its second partition takes column 24.
-        for (std::size_t i = 1; i < m_cells.size(); ++i)
-            if (m_cells[i].row == m_cells[i - 1].row && m_cells[i].label <= m_cells[i - 1].label) {
-                m_cells[i].column = 24;
-                m_columns = 25;
-            }
-    }
-    m_slots.assign(m_rows.size() * std::size_t(m_columns), -1);
-    for (std::size_t i = 0; i < m_cells.size(); ++i) {
-        m_slots[std::size_t(m_cells[i].row) * std::size_t(m_columns) + std::size_t(m_cells[i].column)] = int(i);
-        if (m_cells[i].partition.start <= m_now)
-            m_lastPast = int(i);
-    }
-    // Keep what was known of partitions that are still in the window.
-    if (!old.empty()) {
-        std::unordered_map<qint64, std::size_t> byStart;
-        for (std::size_t i = 0; i < m_cells.size(); ++i)
-            byStart.emplace(m_cells[i].partition.start.toSecsSinceEpoch(), i);
-        for (Cell &o : old) {
-            auto it = byStart.find(o.partition.start.toSecsSinceEpoch());
-            if (it == byStart.end())
-                continue;
-            Cell &c = m_cells[it->second];
-            c.status = std::move(o.status);
-            c.published = o.published;
-            updateDerived(c);
-        }
-    }
-}
-
 void PartitionCalendarModel::updateDerived(Cell &c) const
 {
     c.measureValues.clear();
@@ -378,13 +277,75 @@ double PartitionCalendarModel::medianRatio(int ordinal) const
     return median > 0 ? double(c.status->rows) / median : std::numeric_limits<double>::quiet_NaN();
 }
 
+// The declared measure the Measure metric colours by; -1 for the row count.
+int PartitionCalendarModel::metricMeasureIndex() const
+{
+    if (m_metric != Metric::Measure || m_metricMeasure == QLatin1String("rows"))
+        return -1;
+    const auto it = std::find(m_model.measures.begin(), m_model.measures.end(), m_metricMeasure.toStdString());
+    return it == m_model.measures.end() ? -1 : int(it - m_model.measures.begin());
+}
+
+// The metric's value for one cell; NaN when it has none.
+double PartitionCalendarModel::metricValue(const Cell &c, int ordinal, int measureIndex) const
+{
+    double v = std::numeric_limits<double>::quiet_NaN();
+    switch (m_metric) {
+    case Metric::Checks: v = double(int(c.health)); break;
+    case Metric::RowsVsMedian: v = medianRatio(ordinal); break;
+    case Metric::Measure:
+        if (measureIndex < 0)
+            v = double(c.status->rows);
+        else if (std::size_t(measureIndex) < c.measureValues.size())
+            v = c.measureValues[std::size_t(measureIndex)];
+        break;
+    case Metric::Freshness:
+        if (c.loadedAt.isValid())
+            v = std::max<qint64>(0, c.loadedAt.secsTo(m_now)) / 3600.0;
+        break;
+    case Metric::Claims: v = double(int(c.claimState)); break;
+    }
+    return v;
+}
+
+// The colour of a cell that has a metric value, on the metric's scale.
+QColor PartitionCalendarModel::metricColour(const Cell &c) const
+{
+    switch (m_metric) {
+    case Metric::Checks:
+        switch (c.health) {
+        case Health::Ok: return kOk;
+        case Health::Mismatch: return kMismatch;
+        case Health::Unknown: return kUnknown;
+        case Health::NoChecks: return kNoChecks;
+        case Health::NotLoaded: break;
+        }
+        break;
+    case Metric::RowsVsMedian:
+        return c.metric < 1 ? mix(kLow, kTypical, (c.metric - 0.5) / 0.5) : mix(kTypical, kHigh, (c.metric - 1) / 0.5);
+    case Metric::Measure:
+        return mix(kScaleLow, kScaleHigh,
+                   m_metricMax > m_metricMin ? (c.metric - m_metricMin) / (m_metricMax - m_metricMin) : 0.5);
+    case Metric::Freshness: {
+        const double l = std::log1p(m_metricMin);
+        const double h = std::log1p(m_metricMax);
+        return mix(kFresh, kStale, h > l ? (std::log1p(c.metric) - l) / (h - l) : 0);
+    }
+    case Metric::Claims:
+        switch (c.claimState) {
+        case ClaimState::None: return kNeutral;
+        case ClaimState::Running: return kRunning;
+        case ClaimState::Staged: return kStaged;
+        case ClaimState::Published: return kPublished;
+        }
+        break;
+    }
+    return QColor();
+}
+
 void PartitionCalendarModel::recomputeMetric()
 {
-    int measureIndex = -1;
-    if (m_metric == Metric::Measure && m_metricMeasure != QLatin1String("rows")) {
-        const auto it = std::find(m_model.measures.begin(), m_model.measures.end(), m_metricMeasure.toStdString());
-        measureIndex = it == m_model.measures.end() ? -1 : int(it - m_model.measures.begin());
-    }
+    const int measureIndex = metricMeasureIndex();
     double lo = std::numeric_limits<double>::infinity();
     double hi = -lo;
     for (std::size_t i = 0; i < m_cells.size(); ++i) {
@@ -393,22 +354,7 @@ void PartitionCalendarModel::recomputeMetric()
         c.metric = 0;
         if (!c.status && m_metric != Metric::Claims)
             continue;
-        double v = std::numeric_limits<double>::quiet_NaN();
-        switch (m_metric) {
-        case Metric::Checks: v = double(int(c.health)); break;
-        case Metric::RowsVsMedian: v = medianRatio(int(i)); break;
-        case Metric::Measure:
-            if (measureIndex < 0)
-                v = double(c.status->rows);
-            else if (std::size_t(measureIndex) < c.measureValues.size())
-                v = c.measureValues[std::size_t(measureIndex)];
-            break;
-        case Metric::Freshness:
-            if (c.loadedAt.isValid())
-                v = std::max<qint64>(0, c.loadedAt.secsTo(m_now)) / 3600.0;
-            break;
-        case Metric::Claims: v = double(int(c.claimState)); break;
-        }
+        const double v = metricValue(c, int(i), measureIndex);
         if (std::isnan(v))
             continue;
         c.hasMetric = true;
@@ -425,42 +371,7 @@ void PartitionCalendarModel::recomputeMetric()
         c.colour = QColor();
         if (!c.status && !(m_metric == Metric::Claims && c.claimState != ClaimState::None))
             continue;
-        if (!c.hasMetric) {
-            c.colour = kNeutral;
-            continue;
-        }
-        switch (m_metric) {
-        case Metric::Checks:
-            switch (c.health) {
-            case Health::Ok: c.colour = kOk; break;
-            case Health::Mismatch: c.colour = kMismatch; break;
-            case Health::Unknown: c.colour = kUnknown; break;
-            case Health::NoChecks: c.colour = kNoChecks; break;
-            case Health::NotLoaded: break;
-            }
-            break;
-        case Metric::RowsVsMedian:
-            c.colour = c.metric < 1 ? mix(kLow, kTypical, (c.metric - 0.5) / 0.5) : mix(kTypical, kHigh, (c.metric - 1) / 0.5);
-            break;
-        case Metric::Measure:
-            c.colour = mix(kScaleLow, kScaleHigh,
-                           m_metricMax > m_metricMin ? (c.metric - m_metricMin) / (m_metricMax - m_metricMin) : 0.5);
-            break;
-        case Metric::Freshness: {
-            const double l = std::log1p(m_metricMin);
-            const double h = std::log1p(m_metricMax);
-            c.colour = mix(kFresh, kStale, h > l ? (std::log1p(c.metric) - l) / (h - l) : 0);
-            break;
-        }
-        case Metric::Claims:
-            switch (c.claimState) {
-            case ClaimState::None: c.colour = kNeutral; break;
-            case ClaimState::Running: c.colour = kRunning; break;
-            case ClaimState::Staged: c.colour = kStaged; break;
-            case ClaimState::Published: c.colour = kPublished; break;
-            }
-            break;
-        }
+        c.colour = c.hasMetric ? metricColour(c) : kNeutral;
     }
 }
 

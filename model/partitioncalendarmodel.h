@@ -33,6 +33,7 @@
 #include <QColor>
 #include <QDateTime>
 #include <QList>
+#include <QLocale>
 
 #include <optional>
 #include <vector>
@@ -187,9 +188,18 @@ private:
         bool weekend = false;
     };
 
+    // The grid (partitioncalendarlayout.cpp): layout() places every partition of the
+    // years in its row and column, keeping what was known of partitions still shown.
     void layout();
+    static qint64 placeInGrid(Cell &cell, RowInfo &row, backfill::Grain grain, const QLocale &locale);
+    void moveRepeatedHours();
+    void indexSlots();
+    void keepKnown(std::vector<Cell> &old);
     void updateDerived(Cell &cell) const;
     void recomputeMetric();
+    int metricMeasureIndex() const;
+    double metricValue(const Cell &cell, int ordinal, int measureIndex) const;
+    QColor metricColour(const Cell &cell) const;
     double medianRatio(int ordinal) const;
     QVariantList checksOf(const Cell &cell) const;
 

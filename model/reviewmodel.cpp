@@ -269,50 +269,79 @@ QVariant ReviewModel::data(const QModelIndex &index, int role) const
         break;
     }
 
-    if (column < kFixedColumns) {
-        switch (role) {
-        case Qt::DisplayRole:
-            return column == 0 ? row.partition : placeLabel(row.place);
-        case Qt::EditRole:
-        case ValueRole:
-            return column == 0 ? QVariant(qreal(row.startMs)) : QVariant(int(row.place));
-        case SortRole:
-            if (column == 0)
-                return row.startMs;
-            return int(row.place);
-        case VerdictRole:
-            return int(row.worst);
-        case MeasureRole:
-            return QString();
-        case FieldRole:
-            return -1;
-        case Qt::FontRole:
-            if (totals || (column == 1 && row.place != Place::Window)) {
-                QFont f;
-                f.setBold(true);
-                return f;
-            }
-            return {};
-        case Qt::ToolTipRole:
-            if (column == 1)
-                switch (row.place) {
-                case Place::Boundary:
-                    return tr("First or last partition of the window: its rows are diffed by key.");
-                case Place::Outside:
-                    return tr("Just outside the window: the backfill must not change it, and its check must pass.");
-                case Place::Totals:
-                    return tr("Sums over the window's partitions.");
-                case Place::Window:
-                    return {};
-                }
-            return {};
-        default:
-            return {};
-        }
-    }
-
+    if (column < kFixedColumns)
+        return partitionColumnData(row, column, role);
     const int measure = (column - kFixedColumns) / kFieldsPerMeasure;
     const Field field = Field((column - kFixedColumns) % kFieldsPerMeasure);
+    return measureColumnData(row, measure, field, role);
+}
+
+QVariant ReviewModel::partitionColumnData(const Row &row, int column, int role) const
+{
+    const bool totals = row.place == Place::Totals;
+    switch (role) {
+    case Qt::DisplayRole:
+        return column == 0 ? row.partition : placeLabel(row.place);
+    case Qt::EditRole:
+    case ValueRole:
+        return column == 0 ? QVariant(qreal(row.startMs)) : QVariant(int(row.place));
+    case SortRole:
+        if (column == 0)
+            return row.startMs;
+        return int(row.place);
+    case VerdictRole:
+        return int(row.worst);
+    case MeasureRole:
+        return QString();
+    case FieldRole:
+        return -1;
+    case Qt::FontRole:
+        if (totals || (column == 1 && row.place != Place::Window)) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (column == 1)
+            switch (row.place) {
+            case Place::Boundary:
+                return tr("First or last partition of the window: its rows are diffed by key.");
+            case Place::Outside:
+                return tr("Just outside the window: the backfill must not change it, and its check must pass.");
+            case Place::Totals:
+                return tr("Sums over the window's partitions.");
+            case Place::Window:
+                return {};
+            }
+        return {};
+    default:
+        return {};
+    }
+}
+
+namespace {
+
+QString verdictToolTip(Verdict verdict)
+{
+    switch (verdict) {
+    case Verdict::Unchanged:
+        return ReviewModel::tr("Old and new agree.");
+    case Verdict::Expected:
+        return ReviewModel::tr("Changed, and the source check agrees with the new value.");
+    case Verdict::Unexpected:
+        return ReviewModel::tr("Changed, and no check vouches for it: look before approving.");
+    case Verdict::MismatchSource:
+        return ReviewModel::tr("The value disagrees with the source check: validation fails here.");
+    }
+    return {};
+}
+
+} // namespace
+
+QVariant ReviewModel::measureColumnData(const Row &row, int measure, Field field, int role) const
+{
+    const bool totals = row.place == Place::Totals;
     const Verdict verdict = row.cells[std::size_t(measure)].verdict;
     switch (role) {
     case Qt::DisplayRole:
@@ -353,16 +382,7 @@ QVariant ReviewModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::ToolTipRole:
         if (field == Field::Verdict)
-            switch (verdict) {
-            case Verdict::Unchanged:
-                return tr("Old and new agree.");
-            case Verdict::Expected:
-                return tr("Changed, and the source check agrees with the new value.");
-            case Verdict::Unexpected:
-                return tr("Changed, and no check vouches for it: look before approving.");
-            case Verdict::MismatchSource:
-                return tr("The value disagrees with the source check: validation fails here.");
-            }
+            return verdictToolTip(verdict);
         if (field == Field::Source && !row.cells[std::size_t(measure)].source)
             return tr("No check for %1.").arg(m_measures.at(measure));
         return {};

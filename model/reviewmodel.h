@@ -84,6 +84,9 @@ private:
     void rebuild();
     QVariant fieldValue(const Row &row, int measure, Field field) const;
     QString formatted(const QVariant &value, int measure, Field field) const;
+    // data() for the Partition and Where columns, and for a measure's field.
+    QVariant partitionColumnData(const Row &row, int column, int role) const;
+    QVariant measureColumnData(const Row &row, int measure, Field field, int role) const;
 
     backfill::Review m_review;
     QStringList m_measures;

@@ -136,26 +136,37 @@ ReviewPacket::ReviewPacket(backfill::ReviewPacketData data, QDateTime generatedA
 
 ReviewPacket::~ReviewPacket() = default;
 
-QImage ReviewPacket::chart(const QSize &size) const
+namespace {
+
+// The chart's series, shared by the bars and the legend.
+const QColor kOldColour(0x8a, 0x8f, 0x98);
+const QColor kNewColour(0x2f, 0x6f, 0xd6);
+const QColor kSourceColour(0xd6, 0x3b, 0x3b);
+
+QVariant chartValue(const ReviewModel &model, int measure, int row, Field f)
 {
-    const ReviewModel &model = *m_model;
-    const int measure = std::max(0, int(model.measures().indexOf(m_chartMeasure)));
-    const int n = model.partitionCount();
-    QImage image(size, QImage::Format_ARGB32_Premultiplied);
-    image.fill(Qt::white);
-    if (n == 0)
-        return image;
-    QPainter p(&image);
-    p.setRenderHint(QPainter::Antialiasing);
-    QFont font = p.font();
-    font.setPixelSize(std::max(10, size.height() / 28));
-    p.setFont(font);
-    const QFontMetrics fm(font);
+    return model.index(row, model.columnFor(measure, f)).data(ReviewModel::ValueRole);
+}
+
+// Where the chart draws: the plot area, one slot per partition, and the value scale.
+struct ChartFrame {
+    QRectF plot;
+    double slot = 0;
+    double lo = 0;
+    double hi = 1;
+
+    double x(int row) const { return plot.left() + slot * (row + 0.5); }
+    double y(double v) const { return plot.bottom() - (v - lo) / (hi - lo) * plot.height(); }
+};
+
+// The plot area for `n` partitions, scaled from zero to the largest old, new or source
+// value of the measure.
+ChartFrame chartFrame(const ReviewModel &model, int measure, int n, const QSize &size, const QFontMetrics &fm)
+{
     double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
-    auto value = [&](int row, Field f) { return model.index(row, model.columnFor(measure, f)).data(ReviewModel::ValueRole); };
     for (int r = 0; r < n; ++r)
         for (Field f : {Field::Old, Field::New, Field::Source})
-            if (const QVariant v = value(r, f); v.isValid()) {
+            if (const QVariant v = chartValue(model, measure, r, f); v.isValid()) {
                 lo = std::min(lo, v.toDouble());
                 hi = std::max(hi, v.toDouble());
             }
@@ -164,58 +175,78 @@ QImage ReviewPacket::chart(const QSize &size) const
     lo = std::min(lo, 0.0);
     if (hi <= lo)
         hi = lo + 1;
-    const QRectF plot(fm.horizontalAdvance(QStringLiteral("0000000000")) + 8, fm.height() * 2.2, size.width() - fm.horizontalAdvance(QStringLiteral("0000000000")) - 24,
-                      size.height() - fm.height() * 5.2);
-    const double slot = plot.width() / n;
-    auto x = [&](int row) { return plot.left() + slot * (row + 0.5); };
-    auto y = [&](double v) { return plot.bottom() - (v - lo) / (hi - lo) * plot.height(); };
+    ChartFrame frame;
+    frame.plot = QRectF(fm.horizontalAdvance(QStringLiteral("0000000000")) + 8, fm.height() * 2.2, size.width() - fm.horizontalAdvance(QStringLiteral("0000000000")) - 24,
+                        size.height() - fm.height() * 5.2);
+    frame.slot = frame.plot.width() / n;
+    frame.lo = lo;
+    frame.hi = hi;
+    return frame;
+}
 
-    // The window, shaded.
+// The window shaded, the axes, and the value grid with its labels.
+void drawWindowAndAxes(QPainter &p, const ChartFrame &frame, const QFontMetrics &fm, const backfill::Review &review, int n)
+{
+    const QRectF &plot = frame.plot;
     int first = -1, last = -1;
     for (int r = 0; r < n; ++r)
-        if (m_data.review.partitions[std::size_t(r)].inScope) {
+        if (review.partitions[std::size_t(r)].inScope) {
             first = first < 0 ? r : first;
             last = r;
         }
     if (first >= 0)
-        p.fillRect(QRectF(plot.left() + slot * first, plot.top(), slot * (last - first + 1), plot.height()), QColor(0x2f, 0x6f, 0xd6, 28));
+        p.fillRect(QRectF(plot.left() + frame.slot * first, plot.top(), frame.slot * (last - first + 1), plot.height()), QColor(0x2f, 0x6f, 0xd6, 28));
     p.setPen(QColor(0xbb, 0xbb, 0xbb));
     p.drawLine(plot.bottomLeft(), plot.bottomRight());
     p.drawLine(plot.bottomLeft(), plot.topLeft());
     const QLocale locale;
     p.setPen(Qt::black);
     for (int i = 0; i <= 4; ++i) {
-        const double v = lo + (hi - lo) * i / 4;
+        const double v = frame.lo + (frame.hi - frame.lo) * i / 4;
         p.setPen(QColor(0xee, 0xee, 0xee));
-        p.drawLine(QPointF(plot.left(), y(v)), QPointF(plot.right(), y(v)));
+        p.drawLine(QPointF(plot.left(), frame.y(v)), QPointF(plot.right(), frame.y(v)));
         p.setPen(Qt::black);
-        p.drawText(QRectF(0, y(v) - fm.height() / 2.0, plot.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+        p.drawText(QRectF(0, frame.y(v) - fm.height() / 2.0, plot.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
                    locale.toString(v, 'f', 0));
     }
-    const QColor oldColour(0x8a, 0x8f, 0x98), newColour(0x2f, 0x6f, 0xd6), sourceColour(0xd6, 0x3b, 0x3b);
+}
+
+// Per partition: the old and new bars, the source as a ring, and the partition's name
+// (every few, when there are many).
+void drawPartitions(QPainter &p, const ChartFrame &frame, const QFontMetrics &fm, const ReviewModel &model, int measure,
+                    const backfill::Review &review, int n)
+{
+    const double slot = frame.slot;
+    const double lo = frame.lo;
     const double bar = std::min(slot * 0.34, 40.0);
     for (int r = 0; r < n; ++r) {
-        if (const QVariant v = value(r, Field::Old); v.isValid())
-            p.fillRect(QRectF(x(r) - bar, y(v.toDouble()), bar, y(lo) - y(v.toDouble())), oldColour);
-        if (const QVariant v = value(r, Field::New); v.isValid())
-            p.fillRect(QRectF(x(r), y(v.toDouble()), bar, y(lo) - y(v.toDouble())), newColour);
-        if (const QVariant v = value(r, Field::Source); v.isValid()) {
-            p.setPen(QPen(sourceColour, 2));
+        const double x = frame.x(r);
+        if (const QVariant v = chartValue(model, measure, r, Field::Old); v.isValid())
+            p.fillRect(QRectF(x - bar, frame.y(v.toDouble()), bar, frame.y(lo) - frame.y(v.toDouble())), kOldColour);
+        if (const QVariant v = chartValue(model, measure, r, Field::New); v.isValid())
+            p.fillRect(QRectF(x, frame.y(v.toDouble()), bar, frame.y(lo) - frame.y(v.toDouble())), kNewColour);
+        if (const QVariant v = chartValue(model, measure, r, Field::Source); v.isValid()) {
+            p.setPen(QPen(kSourceColour, 2));
             p.setBrush(Qt::white);
-            p.drawEllipse(QPointF(x(r), y(v.toDouble())), 4, 4);
+            p.drawEllipse(QPointF(x, frame.y(v.toDouble())), 4, 4);
         }
         p.setPen(Qt::black);
-        const QString name = q(m_data.review.partitions[std::size_t(r)].partition);
+        const QString name = q(review.partitions[std::size_t(r)].partition);
         if (n <= 16 || r % ((n + 15) / 16) == 0)
-            p.drawText(QRectF(x(r) - slot, plot.bottom() + 4, slot * 2, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+            p.drawText(QRectF(x - slot, frame.plot.bottom() + 4, slot * 2, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
                        name.size() > 5 && n > 8 ? name.mid(5) : name);
     }
-    // Title and legend.
+}
+
+void drawTitleAndLegend(QPainter &p, const QFont &font, const QFontMetrics &fm, const ChartFrame &frame,
+                        const QSize &size, const QString &measure)
+{
+    const QRectF &plot = frame.plot;
     QFont bold = font;
     bold.setBold(true);
     p.setFont(bold);
     p.drawText(QRectF(plot.left(), 0, plot.width(), fm.height() * 1.6), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("%1: old vs new per partition (the window shaded)").arg(m_chartMeasure));
+               tr("%1: old vs new per partition (the window shaded)").arg(measure));
     p.setFont(font);
     double lx = plot.left();
     const double ly = size.height() - fm.height() * 1.6;
@@ -231,9 +262,32 @@ QImage ReviewPacket::chart(const QSize &size) const
         p.drawText(QPointF(lx + 18, ly + fm.ascent()), label);
         lx += 18 + fm.horizontalAdvance(label) + 24;
     };
-    legend(oldColour, tr("old (target before)"), false);
-    legend(newColour, tr("new (staged)"), false);
-    legend(sourceColour, tr("source (check)"), true);
+    legend(kOldColour, tr("old (target before)"), false);
+    legend(kNewColour, tr("new (staged)"), false);
+    legend(kSourceColour, tr("source (check)"), true);
+}
+
+} // namespace
+
+QImage ReviewPacket::chart(const QSize &size) const
+{
+    const ReviewModel &model = *m_model;
+    const int measure = std::max(0, int(model.measures().indexOf(m_chartMeasure)));
+    const int n = model.partitionCount();
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    if (n == 0)
+        return image;
+    QPainter p(&image);
+    p.setRenderHint(QPainter::Antialiasing);
+    QFont font = p.font();
+    font.setPixelSize(std::max(10, size.height() / 28));
+    p.setFont(font);
+    const QFontMetrics fm(font);
+    const ChartFrame frame = chartFrame(model, measure, n, size, fm);
+    drawWindowAndAxes(p, frame, fm, m_data.review, n);
+    drawPartitions(p, frame, fm, model, measure, m_data.review, n);
+    drawTitleAndLegend(p, font, fm, frame, size, m_chartMeasure);
     p.end();
     return image;
 }
@@ -299,15 +353,18 @@ QString ReviewPacket::chartDataUri() const
     return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png.toBase64());
 }
 
-QString ReviewPacket::section(const QString &chartSource) const
-{
-    const backfill::Review &r = m_data.review;
-    const backfill::ReviewFacts &f = m_data.facts;
-    const ReviewModel &model = *m_model;
-    const QString window = r.from == r.to ? q(r.from) : q(r.from) + QStringLiteral(" … ") + q(r.to);
-    QString out;
+namespace {
 
-    // Who did what, when.
+QString windowText(const backfill::Review &r)
+{
+    return r.from == r.to ? q(r.from) : q(r.from) + QStringLiteral(" … ") + q(r.to);
+}
+
+// Who did what, when.
+QString backfillHtml(const backfill::Review &r, const backfill::ReviewFacts &f)
+{
+    const QString window = windowText(r);
+    QString out;
     const QString validation = r.validation.empty() ? tr("not validated") : q(r.validation);
     out += QStringLiteral("<h2>%1</h2><table class='meta'>\n").arg(tr("Backfill"));
     const QList<QPair<QString, QString>> meta = {
@@ -328,54 +385,71 @@ QString ReviewPacket::section(const QString &chartSource) const
     for (const auto &[k, v] : meta)
         out += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>\n").arg(esc(k), v);
     out += QStringLiteral("</table>\n");
+    return out;
+}
 
-    // The rules.
+QString rulesHtml(const backfill::Review &r, const backfill::ReviewFacts &f)
+{
+    QString out;
     out += QStringLiteral("<h2>%1</h2><table>\n").arg(tr("The five rules, checked"));
     for (const RuleCheck &rule : rulesOf(r, &f))
         out += QStringLiteral("<tr><td class='%1'><b>%2 %3</b></td><td>%4</td></tr>\n")
                    .arg(QLatin1String(markClass(rule.mark)), glyphOf(rule.mark), esc(rule.name), esc(rule.evidence));
     out += QStringLiteral("</table>\n");
+    return out;
+}
 
-    // The chart.
-    out += QStringLiteral("<h2>%1</h2><p><img src='%2' width='900' alt='%3'></p>\n")
-               .arg(tr("Old vs new"), chartSource, esc(tr("chart of %1, old vs new per partition").arg(m_chartMeasure)));
+// One measure's table: a row per partition, the same cells as the review screen.
+QString measureTotalsHtml(const ReviewModel &model, const QStringList &measures, int m)
+{
+    const QList<Field> fields = {Field::Old, Field::New, Field::Delta, Field::DeltaPercent, Field::Source, Field::Verdict};
+    QString out;
+    out += QStringLiteral("<h3>%1</h3><table>\n<tr><th>%2</th><th>%3</th>").arg(esc(measures[m]), tr("Partition"), tr("Where"));
+    for (Field fl : fields)
+        out += QStringLiteral("<th>%1</th>").arg(esc(model.headerData(model.columnFor(m, fl), Qt::Horizontal).toString().section(QLatin1Char('\n'), 1)));
+    out += QStringLiteral("</tr>\n");
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const auto place = ReviewModel::Place(model.index(row, 0).data(ReviewModel::PlaceRole).toInt());
+        const char *cls = place == ReviewModel::Place::Totals ? "totals" : place == ReviewModel::Place::Outside ? "outside" : "window";
+        out += QStringLiteral("<tr class='%1'><td>%2</td><td>%3</td>")
+                   .arg(QLatin1String(cls), esc(model.index(row, 0).data().toString()), esc(model.index(row, 1).data().toString()));
+        for (Field fl : fields) {
+            const QModelIndex cell = model.index(row, model.columnFor(m, fl));
+            if (fl == Field::Verdict) {
+                const QVariant v = cell.data(ReviewModel::VerdictRole);
+                const QString text = cell.data().toString();
+                out += v.isValid() && !text.isEmpty()
+                           ? QStringLiteral("<td class='%1'>%2</td>").arg(QLatin1String(verdictClass(backfill::Verdict(v.toInt()))), esc(text))
+                           : QStringLiteral("<td>%1</td>").arg(esc(text));
+            } else {
+                out += QStringLiteral("<td class='num'>%1</td>").arg(esc(cell.data().toString()));
+            }
+        }
+        out += QStringLiteral("</tr>\n");
+    }
+    out += QStringLiteral("</table>\n");
+    return out;
+}
 
-    // The totals, one table per measure, the same cells as the review screen.
+// The totals, one table per measure.
+QString totalsHtml(const ReviewModel &model)
+{
+    QString out;
     out += QStringLiteral("<h2>%1</h2>\n").arg(tr("Totals per partition, old and new"));
     const QStringList measures = model.measures();
-    const QList<Field> fields = {Field::Old, Field::New, Field::Delta, Field::DeltaPercent, Field::Source, Field::Verdict};
-    for (int m = 0; m < measures.size(); ++m) {
-        out += QStringLiteral("<h3>%1</h3><table>\n<tr><th>%2</th><th>%3</th>").arg(esc(measures[m]), tr("Partition"), tr("Where"));
-        for (Field fl : fields)
-            out += QStringLiteral("<th>%1</th>").arg(esc(model.headerData(model.columnFor(m, fl), Qt::Horizontal).toString().section(QLatin1Char('\n'), 1)));
-        out += QStringLiteral("</tr>\n");
-        for (int row = 0; row < model.rowCount(); ++row) {
-            const auto place = ReviewModel::Place(model.index(row, 0).data(ReviewModel::PlaceRole).toInt());
-            const char *cls = place == ReviewModel::Place::Totals ? "totals" : place == ReviewModel::Place::Outside ? "outside" : "window";
-            out += QStringLiteral("<tr class='%1'><td>%2</td><td>%3</td>")
-                       .arg(QLatin1String(cls), esc(model.index(row, 0).data().toString()), esc(model.index(row, 1).data().toString()));
-            for (Field fl : fields) {
-                const QModelIndex cell = model.index(row, model.columnFor(m, fl));
-                if (fl == Field::Verdict) {
-                    const QVariant v = cell.data(ReviewModel::VerdictRole);
-                    const QString text = cell.data().toString();
-                    out += v.isValid() && !text.isEmpty()
-                               ? QStringLiteral("<td class='%1'>%2</td>").arg(QLatin1String(verdictClass(backfill::Verdict(v.toInt()))), esc(text))
-                               : QStringLiteral("<td>%1</td>").arg(esc(text));
-                } else {
-                    out += QStringLiteral("<td class='num'>%1</td>").arg(esc(cell.data().toString()));
-                }
-            }
-            out += QStringLiteral("</tr>\n");
-        }
-        out += QStringLiteral("</table>\n");
-    }
+    for (int m = 0; m < measures.size(); ++m)
+        out += measureTotalsHtml(model, measures, m);
+    return out;
+}
 
-    // The boundary partitions' row diffs.
+// The boundary partitions' row diffs.
+QString boundaryDiffsHtml(const std::vector<backfill::RowDiff> &boundaryDiffs)
+{
+    QString out;
     out += QStringLiteral("<h2>%1</h2>\n").arg(tr("Row diffs of the boundary partitions"));
-    if (m_data.boundaryDiffs.empty())
+    if (boundaryDiffs.empty())
         out += QStringLiteral("<p>%1</p>\n").arg(tr("No row diff is stored for this backfill."));
-    for (const backfill::RowDiff &d : m_data.boundaryDiffs) {
+    for (const backfill::RowDiff &d : boundaryDiffs) {
         out += QStringLiteral("<h3>%1</h3><p>%2</p>\n")
                    .arg(esc(q(d.partition)),
                         esc(tr("%1 added, %2 removed, %3 changed, by key.").arg(d.added).arg(d.removed).arg(d.changed)));
@@ -387,6 +461,22 @@ QString ReviewPacket::section(const QString &chartSource) const
         }
         out += sampleRowsHtml(d.sampleJson, 10);
     }
+    return out;
+}
+
+} // namespace
+
+QString ReviewPacket::section(const QString &chartSource) const
+{
+    const backfill::Review &r = m_data.review;
+    QString out;
+    out += backfillHtml(r, m_data.facts);
+    out += rulesHtml(r, m_data.facts);
+    // The chart.
+    out += QStringLiteral("<h2>%1</h2><p><img src='%2' width='900' alt='%3'></p>\n")
+               .arg(tr("Old vs new"), chartSource, esc(tr("chart of %1, old vs new per partition").arg(m_chartMeasure)));
+    out += totalsHtml(*m_model);
+    out += boundaryDiffsHtml(m_data.boundaryDiffs);
     return out;
 }
 

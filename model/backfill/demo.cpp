@@ -265,14 +265,10 @@ std::string seededIn(const std::string &comment)
     return at == std::string::npos ? std::string() : comment.substr(at + key.size());
 }
 
-} // namespace
+using Say = std::function<void(const std::string &)>;
 
-Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(const std::string &)> &progress)
+Status checkOptions(const DemoOptions &options)
 {
-    const auto say = [&](const std::string &line) {
-        if (progress)
-            progress(line);
-    };
     if (!std::isfinite(options.scale) || options.scale <= 0 || options.scale > kMaxScale)
         return Error::make(ErrorKind::Usage,
                            "the demo scale must be a number above 0 and at most " + formatScale(kMaxScale)
@@ -280,23 +276,29 @@ Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(
                            "Try --scale 1, or --scale 0.1 for a quick one.");
     if (options.dir.empty())
         return Error::make(ErrorKind::Usage, "no directory given for the demo cluster");
+    return warehouse::ok();
+}
 
-    DemoInfo info;
-    warehouse::LocalCluster cluster(options.dir);
-    const bool existed = cluster.exists();
-    const bool running = existed && cluster.isRunning();
-    if (running) {
-        const Owner owner = readOwner(cluster);
-        if (owner.pid != ::getpid() && warehouse::processRunning(owner.pid) && !options.share)
-            return Error::make(ErrorKind::Usage,
-                               "the demo cluster in " + cluster.dir() + " is in use: process " + std::to_string(owner.pid) + " ("
-                                   + owner.person + ") started it " + owner.since + " and is still running",
-                               "Start a demo of your own with `reprint demo --dir " + cluster.dir() + "-" + std::to_string(::getpid())
-                                   + "`, or use this one anyway with `reprint demo --dir " + cluster.dir()
-                                   + " --share` (your backfills would change its data).");
-        if (warehouse::processRunning(owner.pid) && owner.pid != ::getpid())
-            say("sharing the demo cluster that process " + std::to_string(owner.pid) + " (" + owner.person + ") started (--share)");
-    }
+// A running demo cluster that another live process started is used only with --share.
+Status checkOwner(const warehouse::LocalCluster &cluster, const DemoOptions &options, const Say &say)
+{
+    const Owner owner = readOwner(cluster);
+    if (owner.pid != ::getpid() && warehouse::processRunning(owner.pid) && !options.share)
+        return Error::make(ErrorKind::Usage,
+                           "the demo cluster in " + cluster.dir() + " is in use: process " + std::to_string(owner.pid) + " ("
+                               + owner.person + ") started it " + owner.since + " and is still running",
+                           "Start a demo of your own with `reprint demo --dir " + cluster.dir() + "-" + std::to_string(::getpid())
+                               + "`, or use this one anyway with `reprint demo --dir " + cluster.dir()
+                               + " --share` (your backfills would change its data).");
+    if (warehouse::processRunning(owner.pid) && owner.pid != ::getpid())
+        say("sharing the demo cluster that process " + std::to_string(owner.pid) + " (" + owner.person + ") started (--share)");
+    return warehouse::ok();
+}
+
+// Starts the cluster (creating it if need be); a cluster this process started records
+// this process as its owner.
+Status startCluster(warehouse::LocalCluster &cluster, bool existed, bool running, const Say &say, DemoInfo &info)
+{
     say(std::string(running ? "using the running demo cluster in " : existed ? "starting the demo cluster in " : "creating a PostgreSQL cluster in ")
         + cluster.dir());
     QElapsedTimer timer;
@@ -310,16 +312,17 @@ Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(
         if (auto s = writeText(ownerFile(cluster), owner); !s)
             return s.error();
     }
+    return warehouse::ok();
+}
 
-    SetupConnection admin;
-    if (auto s = admin.open(cluster.conninfo("postgres")); !s)
-        return s.error();
+// The demo database's seed comment, in a reply with no rows when there is no demo
+// database; one seeded by another seed version is dropped first.
+Result<warehouse::Reply> currentSeed(SetupConnection &admin, const Say &say)
+{
     auto found = admin.query("SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1",
                              {std::string(kDemoDatabase)});
     if (!found)
         return found.error();
-
-    bool seeded = false;
     if (!found->last().rows.empty()) {
         const std::string comment = found->last().scalar();
         const std::string version = versionIn(comment);
@@ -333,26 +336,67 @@ Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(
                 return found.error();
         }
     }
+    return found;
+}
+
+// An existing demo database of this seed version, brought up to Reprint's schema.
+Status reuseDemo(const warehouse::LocalCluster &cluster, const std::string &comment, const DemoOptions &options,
+                 const Say &say)
+{
+    const std::string seededBy = seededIn(comment);
+    say("reusing the demo in " + cluster.dir() + (seededBy.empty() ? std::string() : ", seeded " + seededBy));
+    const std::string asked = "seed scale " + formatScale(options.scale);
+    if (!comment.empty() && comment.find(asked) == std::string::npos)
+        say("note: --scale applies to a new demo only; remove " + cluster.dir() + " to seed again");
+    SetupConnection db;
+    if (auto s = db.open(cluster.conninfo(kDemoDatabase)); !s)
+        return s.error();
+    auto migrated = db.migrate();
+    if (!migrated)
+        return inStep(migrated.error(), "applying Reprint's schema");
+    return warehouse::ok();
+}
+
+} // namespace
+
+Result<DemoInfo> startDemo(const DemoOptions &options, const std::function<void(const std::string &)> &progress)
+{
+    const Say say = [&](const std::string &line) {
+        if (progress)
+            progress(line);
+    };
+    if (auto s = checkOptions(options); !s)
+        return s.error();
+
+    DemoInfo info;
+    warehouse::LocalCluster cluster(options.dir);
+    const bool existed = cluster.exists();
+    const bool running = existed && cluster.isRunning();
+    if (running) {
+        if (auto s = checkOwner(cluster, options, say); !s)
+            return s.error();
+    }
+    if (auto s = startCluster(cluster, existed, running, say, info); !s)
+        return s.error();
+
+    SetupConnection admin;
+    if (auto s = admin.open(cluster.conninfo("postgres")); !s)
+        return s.error();
+    auto found = currentSeed(admin, say);
+    if (!found)
+        return found.error();
+
+    bool seeded = false;
     if (found->last().rows.empty()) {
         say("seeding the demo shop at scale " + formatScale(options.scale));
-        timer.restart();
+        QElapsedTimer timer;
+        timer.start();
         if (auto s = seed(cluster, admin, options.scale, say); !s)
             return s.error();
         info.seedSeconds = static_cast<double>(timer.elapsed()) / 1000.0;
         seeded = true;
-    } else {
-        const std::string comment = found->last().scalar();
-        const std::string seededBy = seededIn(comment);
-        say("reusing the demo in " + cluster.dir() + (seededBy.empty() ? std::string() : ", seeded " + seededBy));
-        const std::string asked = "seed scale " + formatScale(options.scale);
-        if (!comment.empty() && comment.find(asked) == std::string::npos)
-            say("note: --scale applies to a new demo only; remove " + cluster.dir() + " to seed again");
-        SetupConnection db;
-        if (auto s = db.open(cluster.conninfo(kDemoDatabase)); !s)
-            return s.error();
-        auto migrated = db.migrate();
-        if (!migrated)
-            return inStep(migrated.error(), "applying Reprint's schema");
+    } else if (auto s = reuseDemo(cluster, found->last().scalar(), options, say); !s) {
+        return s.error();
     }
     admin.close();
 

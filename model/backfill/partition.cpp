@@ -359,56 +359,78 @@ std::vector<Partition> PartitionScheme::range(const Partition &from, const Parti
     return out;
 }
 
-Result<Partition> PartitionScheme::parse(const std::string &name) const
-{
-    const auto invalid = [&](const std::string &why = {}) {
-        std::string message = "'" + name + "' is not " + article(m_grain) + " " + toString(m_grain)
+namespace {
+
+// Reads one partition name against a scheme: the name's form for the grain, then whether
+// that partition exists and can be expressed. Every error names the value as written.
+class NameReader {
+public:
+    NameReader(const PartitionScheme &scheme, const std::string &name)
+        : m_scheme(scheme), m_grain(scheme.grain()), m_zone(scheme.timezone()), m_clock{m_zone}, m_name(name),
+          m_text(QString::fromStdString(name))
+    {
+    }
+
+    Result<Partition> read() const
+    {
+        switch (m_grain) {
+        case Grain::Hour: return hourPartition();
+        case Grain::Day: return dayPartition();
+        case Grain::Week: return weekPartition();
+        case Grain::Month: return monthPartition();
+        }
+        return invalid();
+    }
+
+private:
+    Error invalid(const std::string &why = {}) const
+    {
+        std::string message = "'" + m_name + "' is not " + article(m_grain) + " " + toString(m_grain)
             + " partition (expected " + expectedForm(m_grain) + ")";
         if (!why.empty())
             message += ": " + why;
         return Error::make(ErrorKind::Usage, message);
-    };
-    const auto missing = [&](const std::pair<std::string, std::string> &why) {
-        return Error::make(ErrorKind::Usage, "'" + name + "' does not exist: " + why.first, why.second);
-    };
-    const auto outOfRange = [&](bool early) {
-        const Partition limit = early ? earliest() : latest();
-        const Partition other = early ? latest() : earliest();
+    }
+
+    Error missing(const std::pair<std::string, std::string> &why) const
+    {
+        return Error::make(ErrorKind::Usage, "'" + m_name + "' does not exist: " + why.first, why.second);
+    }
+
+    Error outOfRange(bool early) const
+    {
+        const Partition limit = early ? m_scheme.earliest() : m_scheme.latest();
+        const Partition other = early ? m_scheme.latest() : m_scheme.earliest();
         const std::string grain = toString(m_grain);
         const std::string zone = m_zone.id().toStdString();
         return Error::make(
             ErrorKind::Usage,
-            "'" + name + "' is " + (early ? "before the first " : "past the last ") + grain + " partition Reprint can express, "
+            "'" + m_name + "' is " + (early ? "before the first " : "past the last ") + grain + " partition Reprint can express, "
                 + limit.name + ": a window and the partitions on either side of it must start and end within the years "
                   "0001 to 9999 (" + (zone == "UTC" ? std::string("in UTC") : "in UTC and in " + zone) + ")",
             "Name " + std::string(article(m_grain)) + " " + grain + " from " + (early ? limit : other).name + " to "
                 + (early ? other : limit).name + "; nothing was changed.");
-    };
+    }
+
     // Names with a year within two of either end of 0001..9999 may be past what can be
     // bound (see earliest() and latest()); the rest are far from it.
-    const auto checkRange = [&](Result<Partition> p) -> Result<Partition> {
+    Result<Partition> checkRange(Result<Partition> p) const
+    {
         if (!p)
             return p;
         const int year = p->start.toUTC().date().year();
         if (year > 2 && year < 9998)
             return p;
-        if (p->start < earliest().start)
+        if (p->start < m_scheme.earliest().start)
             return outOfRange(true);
-        if (p->start > latest().start)
+        if (p->start > m_scheme.latest().start)
             return outOfRange(false);
         return p;
-    };
-    const Clock clock{m_zone};
-    const QString text = QString::fromStdString(name);
-
-    static const QRegularExpression dayRe(QStringLiteral("^(\\d{4})-(\\d{2})-(\\d{2})$"));
-    static const QRegularExpression hourRe(
-        QStringLiteral("^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2})(?:([+-])(\\d{2}):(\\d{2}))?$"));
-    static const QRegularExpression weekRe(QStringLiteral("^(\\d{4})-W(\\d{2})$"));
-    static const QRegularExpression monthRe(QStringLiteral("^(\\d{4})-(\\d{2})$"));
+    }
 
     // The date of a matched YYYY-MM-DD, or why it names none.
-    const auto dateFrom = [&](const QRegularExpressionMatch &m) -> Result<QDate> {
+    Result<QDate> dateFrom(const QRegularExpressionMatch &m) const
+    {
         const int year = m.captured(1).toInt();
         const int month = m.captured(2).toInt();
         const int day = m.captured(3).toInt();
@@ -417,17 +439,22 @@ Result<Partition> PartitionScheme::parse(const std::string &name) const
         if (auto why = noSuchDate(year, month, day); !why.first.empty())
             return missing(why);
         return QDate(year, month, day);
-    };
-    const auto calendarPartition = [&](QDate nominal) -> Result<Partition> {
-        Partition p = containing(QDateTime::fromSecsSinceEpoch(clock.firstInstantAt(wallOfDate(nominal)), m_zone));
-        if (periodStart(m_grain, dateOfWall(clock.wall(p.start.toSecsSinceEpoch()))) != nominal)
+    }
+
+    Result<Partition> calendarPartition(QDate nominal) const
+    {
+        Partition p = m_scheme.containing(
+            QDateTime::fromSecsSinceEpoch(m_clock.firstInstantAt(wallOfDate(nominal)), m_zone));
+        if (periodStart(m_grain, dateOfWall(m_clock.wall(p.start.toSecsSinceEpoch()))) != nominal)
             return invalid("the clocks in " + m_zone.id().toStdString() + " skip it");
         return checkRange(p);
-    };
+    }
 
-    switch (m_grain) {
-    case Grain::Hour: {
-        const QRegularExpressionMatch m = hourRe.match(text);
+    Result<Partition> hourPartition() const
+    {
+        static const QRegularExpression hourRe(
+            QStringLiteral("^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2})(?:([+-])(\\d{2}):(\\d{2}))?$"));
+        const QRegularExpressionMatch m = hourRe.match(m_text);
         if (!m.hasMatch())
             return invalid();
         const auto date = dateFrom(m);
@@ -438,38 +465,63 @@ Result<Partition> PartitionScheme::parse(const std::string &name) const
             return missing({"hours run 00 to 23", "The hour after " + dayName(*date) + "T23 is "
                                                       + dayName(date->addDays(1)) + "T00."});
         const qint64 hourWall = wallOfDate(*date) + hour * kHour;
-        const std::string basic = name.substr(0, 13);
-        const auto basicName = [](const Partition &p) { return p.name.substr(0, 13); };
-        if (m.captured(5).isEmpty()) {
-            Partition p = containing(QDateTime::fromSecsSinceEpoch(clock.firstInstantAt(hourWall), m_zone));
-            if (basicName(p) != basic)
-                return invalid("the clocks in " + m_zone.id().toStdString() + " skip that hour");
-            return checkRange(p);
-        }
+        if (m.captured(5).isEmpty())
+            return hourOnTheWall(hourWall);
+        return hourAtOffset(m, hourWall);
+    }
+
+    static std::string basicName(const Partition &p) { return p.name.substr(0, 13); }
+
+    // An hour named without an offset: the first instant the wall clock shows it.
+    Result<Partition> hourOnTheWall(qint64 hourWall) const
+    {
+        Partition p = m_scheme.containing(QDateTime::fromSecsSinceEpoch(m_clock.firstInstantAt(hourWall), m_zone));
+        if (basicName(p) != m_name.substr(0, 13))
+            return invalid("the clocks in " + m_zone.id().toStdString() + " skip that hour");
+        return checkRange(p);
+    }
+
+    // An hour named with its offset, which tells apart the two hours a wall clock shows
+    // twice.
+    Result<Partition> hourAtOffset(const QRegularExpressionMatch &m, qint64 hourWall) const
+    {
+        const std::string basic = m_name.substr(0, 13);
         const int minutes = m.captured(7).toInt();
         if (minutes > 59)
             return missing({"the minutes of an offset run 00 to 59", "Write the offset as +HH:MM, e.g. +01:00."});
         int offset = m.captured(6).toInt() * 3600 + minutes * 60;
         if (m.captured(5) == QLatin1String("-"))
             offset = -offset;
-        const Partition around = containing(QDateTime::fromSecsSinceEpoch(hourWall - offset, m_zone));
-        for (const Partition &p : {previous(around), around, next(around)}) {
+        const Partition around = m_scheme.containing(QDateTime::fromSecsSinceEpoch(hourWall - offset, m_zone));
+        for (const Partition &p : {m_scheme.previous(around), around, m_scheme.next(around)}) {
             if (basicName(p) == basic && p.start.offsetFromUtc() == offset)
                 return checkRange(p);
         }
         return invalid("no such hour at that offset in " + m_zone.id().toStdString());
     }
-    case Grain::Day: {
-        const QRegularExpressionMatch m = dayRe.match(text);
+
+    Result<QDate> matchedDay() const
+    {
+        static const QRegularExpression dayRe(QStringLiteral("^(\\d{4})-(\\d{2})-(\\d{2})$"));
+        const QRegularExpressionMatch m = dayRe.match(m_text);
         if (!m.hasMatch())
             return invalid();
-        const auto date = dateFrom(m);
+        return dateFrom(m);
+    }
+
+    Result<Partition> dayPartition() const
+    {
+        const auto date = matchedDay();
         if (!date)
             return date.error();
         return calendarPartition(*date);
     }
-    case Grain::Week: {
-        if (const QRegularExpressionMatch m = weekRe.match(text); m.hasMatch()) {
+
+    // A week is named by its ISO week (YYYY-Www) or by its Monday (YYYY-MM-DD).
+    Result<Partition> weekPartition() const
+    {
+        static const QRegularExpression weekRe(QStringLiteral("^(\\d{4})-W(\\d{2})$"));
+        if (const QRegularExpressionMatch m = weekRe.match(m_text); m.hasMatch()) {
             const int year = m.captured(1).toInt();
             const int week = m.captured(2).toInt();
             if (year < 1)
@@ -482,18 +534,18 @@ Result<Partition> PartitionScheme::parse(const std::string &name) const
                 return invalid(std::to_string(year) + " has no week " + std::to_string(week));
             return calendarPartition(monday);
         }
-        const QRegularExpressionMatch m = dayRe.match(text);
-        if (!m.hasMatch())
-            return invalid();
-        const auto date = dateFrom(m);
+        const auto date = matchedDay();
         if (!date)
             return date.error();
         if (date->dayOfWeek() != 1)
             return invalid("it is a " + QLocale::c().dayName(date->dayOfWeek()).toStdString() + ", not a Monday");
         return calendarPartition(*date);
     }
-    case Grain::Month: {
-        const QRegularExpressionMatch m = monthRe.match(text);
+
+    Result<Partition> monthPartition() const
+    {
+        static const QRegularExpression monthRe(QStringLiteral("^(\\d{4})-(\\d{2})$"));
+        const QRegularExpressionMatch m = monthRe.match(m_text);
         if (!m.hasMatch())
             return invalid();
         const int year = m.captured(1).toInt();
@@ -504,8 +556,20 @@ Result<Partition> PartitionScheme::parse(const std::string &name) const
             return missing({"months run 01 to 12", "Partition names are written year first: YYYY-MM."});
         return calendarPartition(QDate(year, month, 1));
     }
-    }
-    return invalid();
+
+    const PartitionScheme &m_scheme;
+    const Grain m_grain;
+    const QTimeZone &m_zone;
+    const Clock m_clock;
+    const std::string &m_name;
+    const QString m_text;
+};
+
+} // namespace
+
+Result<Partition> PartitionScheme::parse(const std::string &name) const
+{
+    return NameReader(*this, name).read();
 }
 
 } // namespace reprint::backfill

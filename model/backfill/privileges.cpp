@@ -156,26 +156,21 @@ std::vector<PrivilegeNeed> privilegeNeeds(const Spec &spec, const std::vector<co
     return n.take();
 }
 
-Task<Error> explainPrivilege(std::string conninfo, const Spec &spec, std::vector<std::string> modelNames, long long id,
-                             std::vector<Step> steps, Error e)
+namespace {
+
+// The spec's models named (every model when none is).
+std::vector<const Model *> modelsNamed(const Spec &spec, const std::vector<std::string> &modelNames)
 {
-    if (e.sqlstate != "42501")
-        co_return e;
-    auto conn = co_await warehouse::Connection::connect(conninfo);
-    if (!conn)
-        co_return e;
-    if (modelNames.empty() && id > 0) {
-        auto stored = co_await (*conn)->query("SELECT DISTINCT model FROM reprint.backfills WHERE id = $1 OR parent_id = $1",
-                                              args(std::to_string(id)));
-        if (stored)
-            for (const auto &row : stored->last().rows)
-                modelNames.push_back(row[0].value_or(""));
-    }
     std::vector<const Model *> models;
     for (const Model &m : spec.models)
         if (modelNames.empty() || std::find(modelNames.begin(), modelNames.end(), m.name) != modelNames.end())
             models.push_back(&m);
-    const std::vector<PrivilegeNeed> needs = privilegeNeeds(spec, models, steps);
+    return models;
+}
+
+// $1..$4: the needs' kinds, schemas, names and privileges, as arrays.
+warehouse::Params needArguments(const std::vector<PrivilegeNeed> &needs)
+{
     std::vector<Value> kinds, schemas, names, privileges;
     for (const PrivilegeNeed &n : needs) {
         kinds.emplace_back(n.kind);
@@ -183,50 +178,26 @@ Task<Error> explainPrivilege(std::string conninfo, const Spec &spec, std::vector
         names.emplace_back(n.name);
         privileges.emplace_back(n.privilege);
     }
-    // By oid, never by name: a name lookup in a schema the role may not use fails itself.
-    // An object that does not exist is not a privilege missing.
-    auto held = co_await (*conn)->query(
-        "SELECT v.i::text, coalesce(CASE v.kind "
-        "WHEN 'schema' THEN (SELECT has_schema_privilege(n.oid, v.priv) FROM pg_namespace n WHERE n.nspname = v.sch) "
-        "WHEN 'table' THEN (SELECT has_table_privilege(c.oid, v.priv) FROM pg_class c JOIN pg_namespace n "
-        "  ON n.oid = c.relnamespace WHERE n.nspname = v.sch AND c.relname = v.nm) "
-        "ELSE (SELECT has_sequence_privilege(c.oid, v.priv) FROM pg_class c JOIN pg_namespace n "
-        "  ON n.oid = c.relnamespace WHERE n.nspname = v.sch AND c.relname = v.nm) END, true)::text, current_user::text "
-        "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS v(kind, sch, nm, priv, i) ORDER BY v.i",
-        args(arrayLiteral(kinds), arrayLiteral(schemas), arrayLiteral(names), arrayLiteral(privileges)));
-    (*conn)->close();
-    if (!held || held->last().rows.empty())
-        co_return e;
-    const std::string role = held->last().rows.front()[2].value_or("?");
-    std::vector<const PrivilegeNeed *> missing;
-    for (const auto &row : held->last().rows)
-        if (row[1] != "true")
-            missing.push_back(&needs[std::stoul(row[0].value_or("1")) - 1]);
+    return args(arrayLiteral(kinds), arrayLiteral(schemas), arrayLiteral(names), arrayLiteral(privileges));
+}
 
-    std::string stepList;
-    for (Step s : steps)
-        stepList += (stepList.empty() ? "" : ", ") + std::string(toString(s));
-    const std::string docs = "docs/privileges.md lists what an operator role needs.";
-    if (missing.empty()) {
-        e.message += "; role " + role + " may not do this, though it holds every privilege Reprint's " + stepList
-                     + " steps are known to need";
-        e.hint = "Grant role " + role + " what the statement needs (a relation the transform or a check reads that "
-                 "depends_on does not name?); " + docs + (e.hint.empty() ? "" : " " + e.hint);
-        co_return e;
+// What the failed step left as it was, unless the message says so already.
+void sayWhatIsUntouched(Error &e, Step step)
+{
+    if (e.message.find("nothing") != std::string::npos)
+        return;
+    switch (step) {
+    case Step::Publish: e.message += "; nothing was published"; break;
+    case Step::Undo: e.message += "; nothing was undone"; break;
+    case Step::Stage:
+    case Step::Validate: e.message += "; the target is untouched"; break;
+    default: e.message += "; nothing was changed"; break;
     }
-    const PrivilegeNeed &first = *missing.front();
-    e.message += ": role " + role + " lacks " + first.privilege + " on " + first.kind + " " + objectName(first) + ", which the "
-                 + toString(first.step) + " step needs (" + first.why + ")";
-    if (e.message.find("nothing") == std::string::npos) {
-        switch (first.step) {
-        case Step::Publish: e.message += "; nothing was published"; break;
-        case Step::Undo: e.message += "; nothing was undone"; break;
-        case Step::Stage:
-        case Step::Validate: e.message += "; the target is untouched"; break;
-        default: e.message += "; nothing was changed"; break;
-        }
-    }
-    // One GRANT per object, its privileges in the order the steps need them.
+}
+
+// One GRANT per object, its privileges in the order the steps need them.
+std::string grantStatements(const std::vector<const PrivilegeNeed *> &missing, const std::string &role)
+{
     std::vector<std::pair<const PrivilegeNeed *, std::string>> grants;
     for (const PrivilegeNeed *m : missing) {
         auto it = std::find_if(grants.begin(), grants.end(), [&](const auto &g) {
@@ -244,9 +215,72 @@ Task<Error> explainPrivilege(std::string conninfo, const Spec &spec, std::vector
         statements += (statements.empty() ? "" : " ") + std::string("GRANT ") + privs + " ON " + kind + " "
                       + objectName(*need) + " TO " + sqlName(role) + ";";
     }
-    e.hint = "As the owner (of Reprint's schemas: the role that ran reprint init), run: " + statements + " " + docs
-             + (e.hint.empty() ? "" : " " + e.hint);
-    co_return e;
+    return statements;
+}
+
+// `e` with the first privilege `role` lacks and the GRANTs that give it all of them; or,
+// when it lacks none Reprint knows of, saying so.
+Error explainedBy(Error e, const std::string &role, const std::vector<const PrivilegeNeed *> &missing,
+                  const std::vector<Step> &steps)
+{
+    std::string stepList;
+    for (Step s : steps)
+        stepList += (stepList.empty() ? "" : ", ") + std::string(toString(s));
+    const std::string docs = "docs/privileges.md lists what an operator role needs.";
+    if (missing.empty()) {
+        e.message += "; role " + role + " may not do this, though it holds every privilege Reprint's " + stepList
+                     + " steps are known to need";
+        e.hint = "Grant role " + role + " what the statement needs (a relation the transform or a check reads that "
+                 "depends_on does not name?); " + docs + (e.hint.empty() ? "" : " " + e.hint);
+        return e;
+    }
+    const PrivilegeNeed &first = *missing.front();
+    e.message += ": role " + role + " lacks " + first.privilege + " on " + first.kind + " " + objectName(first) + ", which the "
+                 + toString(first.step) + " step needs (" + first.why + ")";
+    sayWhatIsUntouched(e, first.step);
+    e.hint = "As the owner (of Reprint's schemas: the role that ran reprint init), run: " + grantStatements(missing, role)
+             + " " + docs + (e.hint.empty() ? "" : " " + e.hint);
+    return e;
+}
+
+} // namespace
+
+Task<Error> explainPrivilege(std::string conninfo, const Spec &spec, std::vector<std::string> modelNames, long long id,
+                             std::vector<Step> steps, Error e)
+{
+    if (e.sqlstate != "42501")
+        co_return e;
+    auto conn = co_await warehouse::Connection::connect(conninfo);
+    if (!conn)
+        co_return e;
+    if (modelNames.empty() && id > 0) {
+        auto stored = co_await (*conn)->query("SELECT DISTINCT model FROM reprint.backfills WHERE id = $1 OR parent_id = $1",
+                                              args(std::to_string(id)));
+        if (stored)
+            for (const auto &row : stored->last().rows)
+                modelNames.push_back(row[0].value_or(""));
+    }
+    const std::vector<PrivilegeNeed> needs = privilegeNeeds(spec, modelsNamed(spec, modelNames), steps);
+    // By oid, never by name: a name lookup in a schema the role may not use fails itself.
+    // An object that does not exist is not a privilege missing.
+    auto held = co_await (*conn)->query(
+        "SELECT v.i::text, coalesce(CASE v.kind "
+        "WHEN 'schema' THEN (SELECT has_schema_privilege(n.oid, v.priv) FROM pg_namespace n WHERE n.nspname = v.sch) "
+        "WHEN 'table' THEN (SELECT has_table_privilege(c.oid, v.priv) FROM pg_class c JOIN pg_namespace n "
+        "  ON n.oid = c.relnamespace WHERE n.nspname = v.sch AND c.relname = v.nm) "
+        "ELSE (SELECT has_sequence_privilege(c.oid, v.priv) FROM pg_class c JOIN pg_namespace n "
+        "  ON n.oid = c.relnamespace WHERE n.nspname = v.sch AND c.relname = v.nm) END, true)::text, current_user::text "
+        "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS v(kind, sch, nm, priv, i) ORDER BY v.i",
+        needArguments(needs));
+    (*conn)->close();
+    if (!held || held->last().rows.empty())
+        co_return e;
+    const std::string role = held->last().rows.front()[2].value_or("?");
+    std::vector<const PrivilegeNeed *> missing;
+    for (const auto &row : held->last().rows)
+        if (row[1] != "true")
+            missing.push_back(&needs[std::stoul(row[0].value_or("1")) - 1]);
+    co_return explainedBy(std::move(e), role, missing, steps);
 }
 
 } // namespace reprint::backfill

@@ -271,6 +271,76 @@ Task<Result<RowDiffPage>> rowDiffPage(const Engine &engine, long long id, std::s
     co_return page;
 }
 
+namespace {
+
+// The instant a row is placed by: the partition column when it is a timestamp, else the
+// target's first timestamptz column; empty when it has none. `columns` holds each
+// column's name and type, in order.
+std::string instantColumnOf(const warehouse::ResultSet &columns, const std::string &partitionColumn)
+{
+    std::string instant;
+    for (const auto &row : columns.rows) {
+        const bool isTime = *row[1] == "timestamp with time zone" || *row[1] == "timestamp without time zone";
+        if (*row[0] == partitionColumn && isTime)
+            return *row[0];
+        if (instant.empty() && *row[1] == "timestamp with time zone")
+            instant = *row[0];
+    }
+    return instant;
+}
+
+// The rows near the partition's edges, old beside new, joined by key.
+std::string edgeRowsSql(const Model &model, const ModelSql &sql, const DiffSources &src, const std::string &instantColumn)
+{
+    const std::string at = quoteIdentifier(instantColumn);
+    // $1 start, $2 end, $3 minutes, $4/$5 the partition-column range searched (pruning),
+    // $6 limit, $7/$8 the window (both ranges in the partition column's type, for pruning).
+    // `scope` limits a relation to the window, or to outside it.
+    auto side = [&](const std::string &relation, const std::string &scope) {
+        return "SELECT " + keyJson(model, "t") + " AS key, t." + at + "::timestamptz AS at, t." + sql.column
+               + "::text AS part FROM " + relation + " AS t WHERE " + sql.inWindow("t", 4) + " AND ((t." + at + "::timestamptz >= $1 - $3 * interval '1 minute' AND t." + at
+               + "::timestamptz < $1 + $3 * interval '1 minute') OR (t." + at + "::timestamptz >= $2 - $3 * interval '1 minute' AND t."
+               + at + "::timestamptz < $2 + $3 * interval '1 minute'))" + scope;
+    };
+    const std::string inWindow = " AND " + sql.inWindow("t", 7);
+    const std::string outside = " AND NOT (" + sql.inWindow("t", 7) + ")";
+    // Rows outside the window are the target's before and after: the backfill does not
+    // write them.
+    std::string oldSide, newSide;
+    if (src.basis == "stage") {
+        oldSide = side(sql.target, "");
+        newSide = side(src.newRelation, inWindow) + " UNION ALL " + side(sql.target, outside);
+    } else if (src.basis == "archive") {
+        oldSide = side(src.oldRelation, inWindow) + " UNION ALL " + side(sql.target, outside);
+        newSide = side(sql.target, "");
+    } else {
+        oldSide = newSide = side(sql.target, "");
+    }
+    const std::string text =
+        "WITH o AS (" + oldSide + "), n AS (" + newSide + ")\n"
+        "SELECT coalesce(o.key, n.key)::text, to_char(coalesce(o.at, n.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+        "to_char(coalesce(o.at, n.at), 'YYYY-MM-DD HH24:MI:SS TZH:TZM'), coalesce(o.part, ''), coalesce(n.part, ''), "
+        "CASE WHEN abs(extract(epoch FROM coalesce(o.at, n.at) - $1::timestamptz)) <= $3::int * 60 THEN 'start' ELSE 'end' END "
+        "FROM o FULL JOIN n ON o.key = n.key "
+        "ORDER BY (o.part IS DISTINCT FROM n.part) DESC, coalesce(o.at, n.at), 1 LIMIT $6";
+    return text;
+}
+
+// One row as read, its instant also shown in the model's zone with its offset (worked
+// out here: the session runs in UTC).
+EdgeRow edgeRowOf(const std::vector<Value> &row, const QTimeZone &zone)
+{
+    QDateTime utc = QDateTime::fromString(QString::fromStdString(*row[1]), QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    utc.setTimeZone(QTimeZone::utc());
+    const QDateTime local = utc.toTimeZone(zone);
+    const int offset = local.offsetFromUtc();
+    const std::string localText = local.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")).toStdString() + (offset < 0 ? " -" : " +")
+                                  + QTime(0, 0).addSecs(std::abs(offset)).toString(QStringLiteral("HH:mm")).toStdString();
+    return {*row[0], *row[1], utc.isValid() ? localText : *row[2], *row[3], *row[4], *row[5]};
+}
+
+} // namespace
+
 Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string partition, int minutes, int limit)
 {
     auto conn = co_await connectFor(engine);
@@ -297,72 +367,25 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
                                  args(sql->target));
     if (!cols)
         co_return cols.error();
-    for (const auto &row : cols->last().rows) {
-        const bool isTime = *row[1] == "timestamp with time zone" || *row[1] == "timestamp without time zone";
-        if (*row[0] == model.partitionColumn && isTime) {
-            out.instantColumn = *row[0];
-            break;
-        }
-        if (out.instantColumn.empty() && *row[1] == "timestamp with time zone")
-            out.instantColumn = *row[0];
-    }
+    out.instantColumn = instantColumnOf(cols->last(), model.partitionColumn);
     if (out.instantColumn.empty())
         co_return out;
 
-    const DiffSources src = diffSources(*b, *sql);
-    const std::string at = quoteIdentifier(out.instantColumn);
     const PartitionScheme scheme = model.scheme();
     const Partition &p = where->partition;
     const Partition before = scheme.previous(p);
     const Partition after = scheme.next(p);
     const Window w = b->window(model);
-    // $1 start, $2 end, $3 minutes, $4/$5 the partition-column range searched (pruning),
-    // $6 limit, $7/$8 the window (both ranges in the partition column's type, for pruning).
-    // `scope` limits a relation to the window, or to outside it.
-    auto side = [&](const std::string &relation, const std::string &scope) {
-        return "SELECT " + keyJson(model, "t") + " AS key, t." + at + "::timestamptz AS at, t." + sql->column
-               + "::text AS part FROM " + relation + " AS t WHERE " + sql->inWindow("t", 4) + " AND ((t." + at + "::timestamptz >= $1 - $3 * interval '1 minute' AND t." + at
-               + "::timestamptz < $1 + $3 * interval '1 minute') OR (t." + at + "::timestamptz >= $2 - $3 * interval '1 minute' AND t."
-               + at + "::timestamptz < $2 + $3 * interval '1 minute'))" + scope;
-    };
-    const std::string inWindow = " AND " + sql->inWindow("t", 7);
-    const std::string outside = " AND NOT (" + sql->inWindow("t", 7) + ")";
-    // Rows outside the window are the target's before and after: the backfill does not
-    // write them.
-    std::string oldSide, newSide;
-    if (src.basis == "stage") {
-        oldSide = side(sql->target, "");
-        newSide = side(src.newRelation, inWindow) + " UNION ALL " + side(sql->target, outside);
-    } else if (src.basis == "archive") {
-        oldSide = side(src.oldRelation, inWindow) + " UNION ALL " + side(sql->target, outside);
-        newSide = side(sql->target, "");
-    } else {
-        oldSide = newSide = side(sql->target, "");
-    }
-    const std::string text =
-        "WITH o AS (" + oldSide + "), n AS (" + newSide + ")\n"
-        "SELECT coalesce(o.key, n.key)::text, to_char(coalesce(o.at, n.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
-        "to_char(coalesce(o.at, n.at), 'YYYY-MM-DD HH24:MI:SS TZH:TZM'), coalesce(o.part, ''), coalesce(n.part, ''), "
-        "CASE WHEN abs(extract(epoch FROM coalesce(o.at, n.at) - $1::timestamptz)) <= $3::int * 60 THEN 'start' ELSE 'end' END "
-        "FROM o FULL JOIN n ON o.key = n.key "
-        "ORDER BY (o.part IS DISTINCT FROM n.part) DESC, coalesce(o.at, n.at), 1 LIMIT $6";
+    const std::string text = edgeRowsSql(model, *sql, diffSources(*b, *sql), out.instantColumn);
     auto r = co_await c.query(text,
                               args(p.startText(), p.endText(), std::to_string(minutes), sql->lowerValue(before), sql->upperValue(after),
                                    std::to_string(limit), sql->lowerValue(w.first()), sql->upperValue(w.last())),
                               oids(kTimestamptzOid, kTimestamptzOid));
     if (!r)
         co_return r.error();
-    // The instant in the model's zone, with its offset, worked out here: the session runs in UTC.
     const QTimeZone zone = scheme.timezone();
-    for (const auto &row : r->last().rows) {
-        QDateTime utc = QDateTime::fromString(QString::fromStdString(*row[1]), QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-        utc.setTimeZone(QTimeZone::utc());
-        const QDateTime local = utc.toTimeZone(zone);
-        const int offset = local.offsetFromUtc();
-        const std::string localText = local.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")).toStdString() + (offset < 0 ? " -" : " +")
-                                      + QTime(0, 0).addSecs(std::abs(offset)).toString(QStringLiteral("HH:mm")).toStdString();
-        out.rows.push_back({*row[0], *row[1], utc.isValid() ? localText : *row[2], *row[3], *row[4], *row[5]});
-    }
+    for (const auto &row : r->last().rows)
+        out.rows.push_back(edgeRowOf(row, zone));
     co_return out;
 }
 

@@ -454,29 +454,21 @@ private:
         return true;
     }
 
-    bool loadModel(const YAML::Node &node, const std::string &path, Model *model, std::vector<YAML::Node> *dependsOn)
+    bool loadModelName(const YAML::Node &name, const std::string &path, Model *model)
     {
-        Entries e;
-        if (!entries(node, path,
-                     {"name", "target", "partition", "key", "measures", "transform", "depends_on", "checks",
-                      "max_parallel", "approval", "publish"},
-                     &e)
-            || !require(node, path, e, {"name", "target", "partition", "key", "transform"}))
-            return false;
-        model->line = node.Mark().line + 1;
-
-        const YAML::Node name = e["name"].value;
-        if (!string(name, child(path, "name"), &model->name))
+        if (!string(name, path, &model->name))
             return false;
         if (!isNameStart(static_cast<unsigned char>(model->name[0]))
             || !std::all_of(model->name.begin(), model->name.end(),
                             [](char c) { return isNameChar(static_cast<unsigned char>(c)); }))
-            return fail(name, child(path, "name"),
+            return fail(name, path,
                         "'" + model->name + "' is not a model name (expected letters, digits and _, not starting "
                                             "with a digit)");
-        if (!relation(e["target"].value, child(path, "target"), &model->target)
-            || !loadPartition(e["partition"].value, child(path, "partition"), model))
-            return false;
+        return true;
+    }
+
+    bool loadKeyAndMeasures(Entries &e, const std::string &path, Model *model)
+    {
         const YAML::Node key = e["key"].value;
         if (!identifiers(key, child(path, "key"), &model->key))
             return false;
@@ -492,46 +484,54 @@ private:
                                 "'rows' is always a measure (the row count); remove it from the list");
             }
         }
-        if (!sqlFile(e["transform"].value, child(path, "transform"), &model->transformFile, &model->transformName, &model->transformSql))
-            return false;
-        if (e.count("depends_on")) {
-            const YAML::Node deps = e["depends_on"].value;
-            const std::string depsPath = child(path, "depends_on");
-            std::vector<YAML::Node> items;
-            if (deps.IsScalar()) {
-                items.push_back(deps);
-            } else if (deps.IsSequence()) {
-                for (size_t i = 0; i < deps.size(); ++i)
-                    items.push_back(deps[i]);
-            } else {
-                return fail(deps, depsPath, std::string("is ") + describe(deps)
-                                                + " (expected a list of model names or schema.table relations)");
-            }
-            for (size_t i = 0; i < items.size(); ++i) {
-                std::string dep;
-                if (!string(items[i], deps.IsScalar() ? depsPath : item(depsPath, i), &dep))
-                    return false;
-                model->dependsOn.push_back(dep);
-                dependsOn->push_back(items[i]);
-            }
+        return true;
+    }
+
+    // depends_on: one name or a list of them; each node is kept for the cycle check.
+    bool loadDependsOn(const YAML::Node &deps, const std::string &depsPath, Model *model,
+                       std::vector<YAML::Node> *dependsOn)
+    {
+        std::vector<YAML::Node> items;
+        if (deps.IsScalar()) {
+            items.push_back(deps);
+        } else if (deps.IsSequence()) {
+            for (size_t i = 0; i < deps.size(); ++i)
+                items.push_back(deps[i]);
+        } else {
+            return fail(deps, depsPath, std::string("is ") + describe(deps)
+                                            + " (expected a list of model names or schema.table relations)");
         }
-        if (e.count("checks")) {
-            const YAML::Node checks = e["checks"].value;
-            const std::string checksPath = child(path, "checks");
-            if (!checks.IsSequence())
-                return fail(checks, checksPath, std::string("is ") + describe(checks) + " (expected a list of checks)");
-            for (size_t i = 0; i < checks.size(); ++i) {
-                Check check;
-                if (!loadCheck(checks[i], item(checksPath, i), *model, &check))
-                    return false;
-                const bool duplicate = std::any_of(model->checks.begin(), model->checks.end(),
-                                                   [&](const Check &c) { return c.name == check.name; });
-                if (duplicate)
-                    return fail(nameNode(checks[i]), child(item(checksPath, i), "name"),
-                                "duplicate check name '" + check.name + "' in model " + model->name);
-                model->checks.push_back(std::move(check));
-            }
+        for (size_t i = 0; i < items.size(); ++i) {
+            std::string dep;
+            if (!string(items[i], deps.IsScalar() ? depsPath : item(depsPath, i), &dep))
+                return false;
+            model->dependsOn.push_back(dep);
+            dependsOn->push_back(items[i]);
         }
+        return true;
+    }
+
+    bool loadChecks(const YAML::Node &checks, const std::string &checksPath, Model *model)
+    {
+        if (!checks.IsSequence())
+            return fail(checks, checksPath, std::string("is ") + describe(checks) + " (expected a list of checks)");
+        for (size_t i = 0; i < checks.size(); ++i) {
+            Check check;
+            if (!loadCheck(checks[i], item(checksPath, i), *model, &check))
+                return false;
+            const bool duplicate = std::any_of(model->checks.begin(), model->checks.end(),
+                                               [&](const Check &c) { return c.name == check.name; });
+            if (duplicate)
+                return fail(nameNode(checks[i]), child(item(checksPath, i), "name"),
+                            "duplicate check name '" + check.name + "' in model " + model->name);
+            model->checks.push_back(std::move(check));
+        }
+        return true;
+    }
+
+    // max_parallel, approval and publish: how the model's backfills run and publish.
+    bool loadPublishing(Entries &e, const std::string &path, Model *model)
+    {
         if (e.count("max_parallel") && !positiveInt(e["max_parallel"].value, child(path, "max_parallel"), &model->maxParallel))
             return false;
         std::string choice;
@@ -549,6 +549,33 @@ private:
                                                 : PublishStrategy::Replace;
         }
         return true;
+    }
+
+    bool loadModel(const YAML::Node &node, const std::string &path, Model *model, std::vector<YAML::Node> *dependsOn)
+    {
+        Entries e;
+        if (!entries(node, path,
+                     {"name", "target", "partition", "key", "measures", "transform", "depends_on", "checks",
+                      "max_parallel", "approval", "publish"},
+                     &e)
+            || !require(node, path, e, {"name", "target", "partition", "key", "transform"}))
+            return false;
+        model->line = node.Mark().line + 1;
+
+        if (!loadModelName(e["name"].value, child(path, "name"), model))
+            return false;
+        if (!relation(e["target"].value, child(path, "target"), &model->target)
+            || !loadPartition(e["partition"].value, child(path, "partition"), model))
+            return false;
+        if (!loadKeyAndMeasures(e, path, model))
+            return false;
+        if (!sqlFile(e["transform"].value, child(path, "transform"), &model->transformFile, &model->transformName, &model->transformSql))
+            return false;
+        if (e.count("depends_on") && !loadDependsOn(e["depends_on"].value, child(path, "depends_on"), model, dependsOn))
+            return false;
+        if (e.count("checks") && !loadChecks(e["checks"].value, child(path, "checks"), model))
+            return false;
+        return loadPublishing(e, path, model);
     }
 
     // Depth-first over depends_on edges between models; the first edge that closes a

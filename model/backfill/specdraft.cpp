@@ -264,13 +264,11 @@ Task<Result<TableCatalog>> readTableCatalog(std::string conninfo, QualifiedName 
     co_return catalog;
 }
 
-SpecDraft proposeDraft(const TableCatalog &catalog, const std::string &conninfo)
-{
-    SpecDraft d;
-    d.name = modelNameOf(catalog.name.table);
-    d.target = catalog.name;
-    d.warehouse = warehouse::redactConninfo(conninfo);
+namespace {
 
+// The columns a spec may copy, partition by, read as wall time, and measure.
+void sortColumns(const TableCatalog &catalog, SpecDraft &d)
+{
     for (const CatalogColumn &c : catalog.columns) {
         if (!c.generated)
             d.columns.push_back(c.name);
@@ -281,8 +279,12 @@ SpecDraft proposeDraft(const TableCatalog &catalog, const std::string &conninfo)
         if (c.category == "numeric")
             d.measureColumns.push_back(c.name);
     }
+}
 
-    // The partition column.
+// The partition column: the table's partition key when it is one date or time column,
+// else the first such column (NOT NULL first). Whether the key was taken.
+bool choosePartitionColumn(const TableCatalog &catalog, SpecDraft &d)
+{
     const bool keyIsTimeColumn = catalog.partitionKey.size() == 1 && !catalog.partitionKey[0].empty()
         && contains(d.partitionColumns, catalog.partitionKey[0]);
     if (keyIsTimeColumn) {
@@ -305,8 +307,13 @@ SpecDraft proposeDraft(const TableCatalog &catalog, const std::string &conninfo)
     } else {
         d.notes.push_back("The table has no date, timestamp or timestamptz column: a spec needs one to partition by.");
     }
+    return keyIsTimeColumn;
+}
 
-    // The grain and the timezone.
+// The grain and the timezone: read from the range partitions' bounds when the partition
+// column is the key, else a day in UTC.
+void chooseGrain(const TableCatalog &catalog, SpecDraft &d, bool keyIsTimeColumn)
+{
     const CatalogColumn *column = d.partitionColumn.empty() ? nullptr : catalog.column(d.partitionColumn);
     if (column && keyIsTimeColumn && !catalog.bounds.empty()) {
         std::vector<std::string> zones = {"UTC"};
@@ -339,8 +346,10 @@ SpecDraft proposeDraft(const TableCatalog &catalog, const std::string &conninfo)
         d.notes.push_back(std::string("Grain day in UTC: ") + column->type
                           + " column and no range partitions to read it from; change it if the table is loaded by hour, week or month, or in another zone.");
     }
+}
 
-    // The key.
+void chooseKey(const TableCatalog &catalog, SpecDraft &d)
+{
     if (!catalog.uniqueKeys.empty()) {
         for (const CatalogIndex &index : catalog.uniqueKeys)
             d.keys.push_back(index.columns);
@@ -351,9 +360,12 @@ SpecDraft proposeDraft(const TableCatalog &catalog, const std::string &conninfo)
     } else {
         d.notes.push_back("The table has no primary key or unique index: choose the columns that identify a row.");
     }
+}
 
-    // The measures: summing an identifier means nothing, so integer columns named like one
-    // (id, ..._id) are left out.
+// The measures: summing an identifier means nothing, so integer columns named like one
+// (id, ..._id) are left out.
+void chooseMeasures(const TableCatalog &catalog, SpecDraft &d)
+{
     std::vector<std::string> identifiers;
     for (const std::string &name : d.measureColumns) {
         if (contains(d.key, name) || name == d.partitionColumn)
@@ -369,6 +381,21 @@ SpecDraft proposeDraft(const TableCatalog &catalog, const std::string &conninfo)
     if (!identifiers.empty())
         measuresNote += ", leaving out the identifiers " + joined(identifiers, ", ");
     d.notes.push_back(measuresNote + " (the row count is always measured).");
+}
+
+} // namespace
+
+SpecDraft proposeDraft(const TableCatalog &catalog, const std::string &conninfo)
+{
+    SpecDraft d;
+    d.name = modelNameOf(catalog.name.table);
+    d.target = catalog.name;
+    d.warehouse = warehouse::redactConninfo(conninfo);
+    sortColumns(catalog, d);
+    const bool keyIsTimeColumn = choosePartitionColumn(catalog, d);
+    chooseGrain(catalog, d, keyIsTimeColumn);
+    chooseKey(catalog, d);
+    chooseMeasures(catalog, d);
     return d;
 }
 

@@ -78,13 +78,112 @@ Error textError(const std::string &sql, size_t offset, const std::string &what)
     return e;
 }
 
+unsigned char byteAt(const std::string &sql, size_t i)
+{
+    return i < sql.size() ? static_cast<unsigned char>(sql[i]) : 0;
+}
+
+// One past the closing `quote` of the run opened at `i`, where a doubled quote stands for
+// itself (and a backslash escapes the next byte when `backslashEscapes`, as in E'...');
+// 0 when it is not closed.
+size_t quotedEnd(const std::string &sql, size_t i, unsigned char quote, bool backslashEscapes)
+{
+    const size_t n = sql.size();
+    size_t j = i + 1;
+    while (j < n) {
+        if (backslashEscapes && byteAt(sql, j) == '\\') {
+            j += 2;
+        } else if (byteAt(sql, j) == quote) {
+            if (byteAt(sql, j + 1) == quote)
+                j += 2;
+            else
+                return j + 1;
+        } else {
+            ++j;
+        }
+    }
+    return 0;
+}
+
+// One past the */ that closes the block comment opened at `i` (they nest); 0 when it is
+// not closed.
+size_t blockCommentEnd(const std::string &sql, size_t i)
+{
+    const size_t n = sql.size();
+    int depth = 1;
+    size_t j = i + 2;
+    while (j < n && depth > 0) {
+        if (byteAt(sql, j) == '/' && byteAt(sql, j + 1) == '*') {
+            ++depth;
+            j += 2;
+        } else if (byteAt(sql, j) == '*' && byteAt(sql, j + 1) == '/') {
+            --depth;
+            j += 2;
+        } else {
+            ++j;
+        }
+    }
+    return depth > 0 ? 0 : j;
+}
+
+// One past the closing delimiter of the dollar quote opened at `i`; 0 when `i` opens none.
+Result<size_t> dollarQuoteEnd(const std::string &sql, size_t i)
+{
+    const size_t n = sql.size();
+    // $tag$ with tag empty or an identifier not starting with a digit; $1 is a
+    // positional parameter, not a quote.
+    size_t j = i + 1;
+    if (byteAt(sql, j) != '$' && (isNameStart(byteAt(sql, j)) || byteAt(sql, j) >= 0x80)) {
+        while (j < n && (isNameChar(byteAt(sql, j)) || byteAt(sql, j) >= 0x80))
+            ++j;
+    }
+    if (byteAt(sql, j) != '$')
+        return size_t(0);
+    const std::string delimiter = sql.substr(i, j + 1 - i);
+    const size_t close = sql.find(delimiter, j + 1);
+    if (close == std::string::npos)
+        return textError(sql, i, "dollar-quoted text is not closed (expected " + delimiter + ")");
+    return close + delimiter.size();
+}
+
+// One past the literal, quoted identifier, comment or dollar-quoted body that starts at
+// `i`; 0 when none starts there.
+Result<size_t> skippedRunEnd(const std::string &sql, size_t i)
+{
+    const auto at = [&](size_t k) { return byteAt(sql, k); };
+    const unsigned char c = at(i);
+    if (c == '\'') {
+        const bool escapes = i > 0 && (at(i - 1) == 'E' || at(i - 1) == 'e')
+            && !(i > 1 && isIdentifierChar(at(i - 2)));
+        if (const size_t end = quotedEnd(sql, i, '\'', escapes))
+            return end;
+        return textError(sql, i, "string literal is not closed (expected ')");
+    }
+    if (c == '"') {
+        if (const size_t end = quotedEnd(sql, i, '"', false))
+            return end;
+        return textError(sql, i, "quoted identifier is not closed (expected \")");
+    }
+    if (c == '-' && at(i + 1) == '-') {
+        const size_t eol = sql.find('\n', i);
+        return eol == std::string::npos ? sql.size() : eol;
+    }
+    if (c == '/' && at(i + 1) == '*') {
+        if (const size_t end = blockCommentEnd(sql, i))
+            return end;
+        return textError(sql, i, "block comment is not closed (expected */)");
+    }
+    if (c == '$' && !(i > 0 && isIdentifierChar(at(i - 1))))
+        return dollarQuoteEnd(sql, i);
+    return size_t(0);
+}
+
 // Splits `sql` into code and the runs that are never rewritten. Errors on a literal,
 // identifier, comment or dollar quote that is not closed.
 Result<std::vector<Segment>> segment(const std::string &sql)
 {
     std::vector<Segment> out;
     const size_t n = sql.size();
-    const auto at = [&](size_t i) -> unsigned char { return i < n ? static_cast<unsigned char>(sql[i]) : 0; };
     size_t codeStart = 0;
     size_t i = 0;
     const auto closeCode = [&](size_t upTo) {
@@ -92,85 +191,14 @@ Result<std::vector<Segment>> segment(const std::string &sql)
             out.push_back({codeStart, upTo, true});
     };
     while (i < n) {
-        const unsigned char c = at(i);
-        size_t end = 0;  // one past the skipped run, 0 when `c` starts none
-        if (c == '\'') {
-            const bool escapes = i > 0 && (at(i - 1) == 'E' || at(i - 1) == 'e')
-                && !(i > 1 && isIdentifierChar(at(i - 2)));
-            size_t j = i + 1;
-            while (j < n) {
-                if (escapes && at(j) == '\\') {
-                    j += 2;
-                } else if (at(j) == '\'') {
-                    if (at(j + 1) == '\'') {
-                        j += 2;
-                    } else {
-                        end = j + 1;
-                        break;
-                    }
-                } else {
-                    ++j;
-                }
-            }
-            if (!end)
-                return textError(sql, i, "string literal is not closed (expected ')");
-        } else if (c == '"') {
-            size_t j = i + 1;
-            while (j < n) {
-                if (at(j) == '"') {
-                    if (at(j + 1) == '"') {
-                        j += 2;
-                    } else {
-                        end = j + 1;
-                        break;
-                    }
-                } else {
-                    ++j;
-                }
-            }
-            if (!end)
-                return textError(sql, i, "quoted identifier is not closed (expected \")");
-        } else if (c == '-' && at(i + 1) == '-') {
-            const size_t eol = sql.find('\n', i);
-            end = eol == std::string::npos ? n : eol;
-        } else if (c == '/' && at(i + 1) == '*') {
-            int depth = 1;
-            size_t j = i + 2;
-            while (j < n && depth > 0) {
-                if (at(j) == '/' && at(j + 1) == '*') {
-                    ++depth;
-                    j += 2;
-                } else if (at(j) == '*' && at(j + 1) == '/') {
-                    --depth;
-                    j += 2;
-                } else {
-                    ++j;
-                }
-            }
-            if (depth > 0)
-                return textError(sql, i, "block comment is not closed (expected */)");
-            end = j;
-        } else if (c == '$' && !(i > 0 && isIdentifierChar(at(i - 1)))) {
-            // $tag$ with tag empty or an identifier not starting with a digit; $1 is a
-            // positional parameter, not a quote.
-            size_t j = i + 1;
-            if (at(j) != '$' && (isNameStart(at(j)) || at(j) >= 0x80)) {
-                while (j < n && (isNameChar(at(j)) || at(j) >= 0x80))
-                    ++j;
-            }
-            if (at(j) == '$') {
-                const std::string delimiter = sql.substr(i, j + 1 - i);
-                const size_t close = sql.find(delimiter, j + 1);
-                if (close == std::string::npos)
-                    return textError(sql, i, "dollar-quoted text is not closed (expected " + delimiter + ")");
-                end = close + delimiter.size();
-            }
-        }
-        if (end) {
+        const Result<size_t> end = skippedRunEnd(sql, i);
+        if (!end)
+            return end.error();
+        if (*end) {
             closeCode(i);
-            out.push_back({i, end, false});
-            i = end;
-            codeStart = end;
+            out.push_back({i, *end, false});
+            i = *end;
+            codeStart = *end;
         } else {
             ++i;
         }

@@ -261,6 +261,88 @@ Task<Result<Reply>> Connection::execute(std::string sql)
     return run(false, std::move(sql), {}, {});
 }
 
+namespace {
+
+// Hands the statement to libpq (PQsendQueryParams when it has parameters, text in and
+// out; else PQsendQuery); nonzero when it was queued.
+int sendStatement(PGconn *conn, bool hasParams, const std::string &sql, const Params &params,
+                  const std::vector<TypeOid> &types)
+{
+    if (!hasParams)
+        return PQsendQuery(conn, sql.c_str());
+    std::vector<const char *> values;
+    values.reserve(params.size());
+    for (const Value &v : params)
+        values.push_back(v ? v->c_str() : nullptr);
+    std::vector<Oid> oids(values.size(), 0);
+    for (std::size_t i = 0; i < types.size() && i < oids.size(); ++i)
+        oids[i] = types[i];
+    return PQsendQueryParams(conn, sql.c_str(), static_cast<int>(values.size()), oids.data(), values.data(), nullptr,
+                             nullptr, 0);
+}
+
+// The columns, rows and command tag of one successful result.
+ResultSet resultSetOf(PGresult *r)
+{
+    ResultSet rs;
+    const int nf = PQnfields(r);
+    const int nt = PQntuples(r);
+    rs.columns.reserve(static_cast<std::size_t>(nf));
+    for (int c = 0; c < nf; ++c)
+        rs.columns.emplace_back(PQfname(r, c));
+    rs.rows.resize(static_cast<std::size_t>(nt));
+    for (int t = 0; t < nt; ++t) {
+        auto &row = rs.rows[static_cast<std::size_t>(t)];
+        row.reserve(static_cast<std::size_t>(nf));
+        for (int c = 0; c < nf; ++c) {
+            if (PQgetisnull(r, t, c))
+                row.emplace_back(std::nullopt);
+            else
+                row.emplace_back(std::string(PQgetvalue(r, t, c), static_cast<std::size_t>(PQgetlength(r, t, c))));
+        }
+    }
+    rs.commandTag = PQcmdStatus(r);
+    const char *n = PQcmdTuples(r);
+    rs.affectedRows = (n && *n) ? std::atoll(n) : 0;
+    return rs;
+}
+
+// Takes every result libpq has ready into `reply`, keeping the first failure. The
+// statement's outcome once libpq has no more results; nullopt while more input is due.
+std::optional<Result<Reply>> takeReadyResults(PGconn *conn, Reply &reply, std::optional<Error> &failure)
+{
+    while (!PQisBusy(conn)) {
+        ResultHandle r(PQgetResult(conn));
+        if (!r) {
+            if (failure)
+                return *failure;
+            if (PQstatus(conn) == CONNECTION_BAD)
+                return connectionError(conn, "the connection was lost");
+            return std::move(reply);
+        }
+        switch (PQresultStatus(r.get())) {
+        case PGRES_TUPLES_OK:
+        case PGRES_COMMAND_OK:
+        case PGRES_EMPTY_QUERY:
+            reply.sets.push_back(resultSetOf(r.get()));
+            break;
+        case PGRES_FATAL_ERROR:
+            if (!failure)
+                failure = errorFromResult(r.get());
+            break;
+        default:
+            // COPY and pipeline states are not used by Reprint.
+            if (!failure)
+                failure = Error::make(ErrorKind::Internal,
+                                      std::string("unexpected result status ") + PQresStatus(PQresultStatus(r.get())));
+            break;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 Task<Result<Reply>> Connection::run(bool hasParams, std::string sql, Params params, std::vector<TypeOid> types)
 {
     // Keep this object alive for the whole exchange even if the caller drops it.
@@ -277,21 +359,7 @@ Task<Result<Reply>> Connection::run(bool hasParams, std::string sql, Params para
         ~BusyGuard() { busy = false; }
     } guard{m_busy};
 
-    int sent = 0;
-    if (hasParams) {
-        std::vector<const char *> values;
-        values.reserve(params.size());
-        for (const Value &v : params)
-            values.push_back(v ? v->c_str() : nullptr);
-        std::vector<Oid> oids(values.size(), 0);
-        for (std::size_t i = 0; i < types.size() && i < oids.size(); ++i)
-            oids[i] = types[i];
-        sent = PQsendQueryParams(p.conn, sql.c_str(), static_cast<int>(values.size()), oids.data(), values.data(),
-                                 nullptr, nullptr, 0);
-    } else {
-        sent = PQsendQuery(p.conn, sql.c_str());
-    }
-    if (!sent)
+    if (!sendStatement(p.conn, hasParams, sql, params, types))
         co_return connectionError(p.conn, "could not send the statement");
 
     // Flush: wait until libpq has written everything, reading whatever arrives meanwhile
@@ -316,55 +384,8 @@ Task<Result<Reply>> Connection::run(bool hasParams, std::string sql, Params para
             p.finish();
             co_return e;
         }
-        while (!PQisBusy(p.conn)) {
-            ResultHandle r(PQgetResult(p.conn));
-            if (!r) {
-                if (failure)
-                    co_return *failure;
-                if (PQstatus(p.conn) == CONNECTION_BAD)
-                    co_return connectionError(p.conn, "the connection was lost");
-                co_return reply;
-            }
-            switch (PQresultStatus(r.get())) {
-            case PGRES_TUPLES_OK:
-            case PGRES_COMMAND_OK:
-            case PGRES_EMPTY_QUERY: {
-                ResultSet rs;
-                const int nf = PQnfields(r.get());
-                const int nt = PQntuples(r.get());
-                rs.columns.reserve(static_cast<std::size_t>(nf));
-                for (int c = 0; c < nf; ++c)
-                    rs.columns.emplace_back(PQfname(r.get(), c));
-                rs.rows.resize(static_cast<std::size_t>(nt));
-                for (int t = 0; t < nt; ++t) {
-                    auto &row = rs.rows[static_cast<std::size_t>(t)];
-                    row.reserve(static_cast<std::size_t>(nf));
-                    for (int c = 0; c < nf; ++c) {
-                        if (PQgetisnull(r.get(), t, c))
-                            row.emplace_back(std::nullopt);
-                        else
-                            row.emplace_back(std::string(PQgetvalue(r.get(), t, c),
-                                                         static_cast<std::size_t>(PQgetlength(r.get(), t, c))));
-                    }
-                }
-                rs.commandTag = PQcmdStatus(r.get());
-                const char *n = PQcmdTuples(r.get());
-                rs.affectedRows = (n && *n) ? std::atoll(n) : 0;
-                reply.sets.push_back(std::move(rs));
-                break;
-            }
-            case PGRES_FATAL_ERROR:
-                if (!failure)
-                    failure = errorFromResult(r.get());
-                break;
-            default:
-                // COPY and pipeline states are not used by Reprint.
-                if (!failure)
-                    failure = Error::make(ErrorKind::Internal,
-                                          std::string("unexpected result status ") + PQresStatus(PQresultStatus(r.get())));
-                break;
-            }
-        }
+        if (auto outcome = takeReadyResults(p.conn, reply, failure))
+            co_return std::move(*outcome);
         if (co_await p.wait(asio::posix::descriptor_base::wait_read)) {
             Error e = Error::make(ErrorKind::Connection, "the connection was closed while a statement ran");
             co_return e;

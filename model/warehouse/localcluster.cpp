@@ -221,19 +221,74 @@ struct ProgramResult {
     std::string output; // stdout and stderr together
 };
 
+// The NULL-terminated array of C strings execve takes, pointing into `strings`.
+std::vector<char *> execArray(const std::vector<std::string> &strings)
+{
+    std::vector<char *> out;
+    for (const std::string &s : strings)
+        out.push_back(const_cast<char *>(s.c_str()));
+    out.push_back(nullptr);
+    return out;
+}
+
+// The child's side of runProgram, from fork to exec. Only async-signal-safe calls: on a
+// failure it writes {stage, errno} to `statusWrite` (1 switching user, 2 entering cwd,
+// 3 exec) and exits 127.
+[[noreturn]] void becomeProgram(char *const args[], char *const envp[], const Account &account, const std::string &cwd,
+                                int devNull, int outWrite, int statusWrite)
+{
+    auto fail = [&](int stage) {
+        const int report[2] = {stage, errno};
+        [[maybe_unused]] ssize_t n = ::write(statusWrite, report, sizeof report);
+        _exit(127);
+    };
+    if (devNull >= 0)
+        ::dup2(devNull, 0);
+    ::dup2(outWrite, 1);
+    ::dup2(outWrite, 2);
+    // Everything else we hold (libpq sockets, other pipes) must not leak into a
+    // server that outlives us; status[1] closes itself at exec.
+    if (statusWrite > 3)
+        ::close_range(3, static_cast<unsigned>(statusWrite - 1), 0);
+    ::close_range(static_cast<unsigned>(std::max(statusWrite + 1, 3)), ~0U, 0);
+    if (account.switchUser) {
+        if (::setgroups(1, &account.gid) != 0)
+            fail(1);
+        if (::setgid(account.gid) != 0)
+            fail(1);
+        if (::setuid(account.uid) != 0)
+            fail(1);
+    }
+    if (::chdir(cwd.c_str()) != 0)
+        fail(2);
+    ::execve(args[0], args, envp);
+    fail(3);
+    _exit(127);  // not reached: fail() exits
+}
+
+// Everything written to `fd` until its end; closes it.
+std::string readToEnd(int fd)
+{
+    std::string output;
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n > 0)
+            output.append(buf, static_cast<std::size_t>(n));
+        else if (n == 0 || errno != EINTR)
+            break;
+    }
+    ::close(fd);
+    return output;
+}
+
 // Runs argv[0] (an absolute path) with `env`, in `cwd`, as `account`, and collects its
 // output. Only async-signal-safe calls happen between fork and exec.
 Result<ProgramResult> runProgram(const std::vector<std::string> &argv, const Account &account, const std::string &cwd,
                                  const std::vector<std::string> &env)
 {
-    std::vector<char *> args;
-    for (const std::string &a : argv)
-        args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    std::vector<char *> envp;
-    for (const std::string &e : env)
-        envp.push_back(const_cast<char *>(e.c_str()));
-    envp.push_back(nullptr);
+    std::vector<char *> args = execArray(argv);
+    std::vector<char *> envp = execArray(env);
 
     int out[2];
     int status[2];
@@ -246,9 +301,6 @@ Result<ProgramResult> runProgram(const std::vector<std::string> &argv, const Acc
         return Error::make(ErrorKind::Internal, std::string("pipe: ") + std::strerror(err));
     }
     const int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    const gid_t gid = account.gid;
-    const uid_t uid = account.uid;
-    const bool switchUser = account.switchUser;
 
     const pid_t pid = fork();
     if (pid < 0) {
@@ -258,34 +310,8 @@ Result<ProgramResult> runProgram(const std::vector<std::string> &argv, const Acc
                 ::close(fd);
         return Error::make(ErrorKind::Internal, std::string("fork: ") + std::strerror(err));
     }
-    if (pid == 0) {
-        auto fail = [&](int stage) {
-            const int report[2] = {stage, errno};
-            [[maybe_unused]] ssize_t n = ::write(status[1], report, sizeof report);
-            _exit(127);
-        };
-        if (devNull >= 0)
-            ::dup2(devNull, 0);
-        ::dup2(out[1], 1);
-        ::dup2(out[1], 2);
-        // Everything else we hold (libpq sockets, other pipes) must not leak into a
-        // server that outlives us; status[1] closes itself at exec.
-        if (status[1] > 3)
-            ::close_range(3, static_cast<unsigned>(status[1] - 1), 0);
-        ::close_range(static_cast<unsigned>(std::max(status[1] + 1, 3)), ~0U, 0);
-        if (switchUser) {
-            if (::setgroups(1, &gid) != 0)
-                fail(1);
-            if (::setgid(gid) != 0)
-                fail(1);
-            if (::setuid(uid) != 0)
-                fail(1);
-        }
-        if (::chdir(cwd.c_str()) != 0)
-            fail(2);
-        ::execve(args[0], args.data(), envp.data());
-        fail(3);
-    }
+    if (pid == 0)
+        becomeProgram(args.data(), envp.data(), account, cwd, devNull, out[1], status[1]);
     ::close(out[1]);
     ::close(status[1]);
     if (devNull >= 0)
@@ -297,16 +323,7 @@ Result<ProgramResult> runProgram(const std::vector<std::string> &argv, const Acc
     }
     ::close(status[0]);
 
-    std::string output;
-    char buf[4096];
-    for (;;) {
-        const ssize_t n = ::read(out[0], buf, sizeof buf);
-        if (n > 0)
-            output.append(buf, static_cast<std::size_t>(n));
-        else if (n == 0 || errno != EINTR)
-            break;
-    }
-    ::close(out[0]);
+    std::string output = readToEnd(out[0]);
 
     int wstatus = 0;
     while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
@@ -576,104 +593,118 @@ std::string LocalCluster::reachability(const std::string &dir, const std::string
     return reachabilityOf(absolutePath(dir), *a);
 }
 
-Status LocalCluster::start()
+namespace {
+
+// Whether a cluster may be put in (or kept in) the cluster's directory, and its socket
+// path is short enough.
+Status checkPlace(const LocalCluster &cluster, const Account &a)
 {
-    const std::string bindir = serverBinDir();
-    if (bindir.empty())
-        return Error::make(ErrorKind::Connection, "no PostgreSQL server found (initdb and pg_ctl)",
-                           "Install the server (apt install postgresql), or set REPRINT_PG_BINDIR to its bin directory.");
-
-    auto account = accountFor(m_dir);
-    if (!account)
-        return account.error();
-    const Account &a = *account;
-
+    const std::string &dir = cluster.dir();
     std::error_code ec;
-    const bool hadDir = fs::exists(m_dir, ec);
-    if (hadDir && !fs::is_directory(m_dir, ec))
-        return Error::make(ErrorKind::Usage, m_dir + " exists and is not a directory", "Pick another --dir.");
-    if (hadDir && !fileExists(m_dir + "/" + kMarker) && !exists() && !fs::is_empty(m_dir, ec))
+    const bool hadDir = fs::exists(dir, ec);
+    if (hadDir && !fs::is_directory(dir, ec))
+        return Error::make(ErrorKind::Usage, dir + " exists and is not a directory", "Pick another --dir.");
+    if (hadDir && !fileExists(dir + "/" + kMarker) && !cluster.exists() && !fs::is_empty(dir, ec))
         return Error::make(ErrorKind::Usage,
-                           m_dir + " is neither empty nor a Reprint cluster; refusing to put a cluster there",
+                           dir + " is neither empty nor a Reprint cluster; refusing to put a cluster there",
                            "Pick a new or empty directory.");
     if (a.switchUser) {
-        const std::string blocked = reachabilityOf(m_dir, a);
+        const std::string blocked = reachabilityOf(dir, a);
         if (!blocked.empty())
             return Error::make(ErrorKind::Usage, blocked);
     }
-    const std::string socketFile = socketDir() + "/.s.PGSQL." + std::to_string(m_port);
+    const std::string socketFile = cluster.socketDir() + "/.s.PGSQL." + std::to_string(cluster.port());
     if (socketFile.size() >= sizeof(sockaddr_un::sun_path))
         return Error::make(ErrorKind::Usage,
                            "the socket path " + socketFile + " is too long for a Unix socket ("
                                + std::to_string(socketFile.size()) + " bytes, at most "
                                + std::to_string(sizeof(sockaddr_un::sun_path) - 1) + ")",
                            "Pick a shorter directory.");
+    return ok();
+}
 
-    for (const std::string &d : {m_dir, dataDir(), socketDir()}) {
+// The directory, data and socket directories, and the marker, owned by the server's
+// account.
+Status prepareDirectories(const LocalCluster &cluster, const Account &a)
+{
+    const std::string &dir = cluster.dir();
+    std::error_code ec;
+    for (const std::string &d : {dir, cluster.dataDir(), cluster.socketDir()}) {
         fs::create_directories(d, ec);
         if (ec)
             return Error::make(ErrorKind::Usage, "could not create " + d + ": " + ec.message(),
                                "Pick a directory you can write to.");
     }
-    ::chmod(dataDir().c_str(), 0700);
-    ::chmod(socketDir().c_str(), 0700);
+    ::chmod(cluster.dataDir().c_str(), 0700);
+    ::chmod(cluster.socketDir().c_str(), 0700);
     std::string why;
-    if (!fileExists(m_dir + "/" + kMarker) && !writeFile(m_dir + "/" + kMarker, "superuser=" + a.name + "\n", &why))
+    if (!fileExists(dir + "/" + kMarker) && !writeFile(dir + "/" + kMarker, "superuser=" + a.name + "\n", &why))
         return Error::make(ErrorKind::Usage, why);
-    if (a.switchUser && !chownTree(m_dir, a, &why))
+    if (a.switchUser && !chownTree(dir, a, &why))
         return Error::make(ErrorKind::Internal, why);
+    return ok();
+}
 
-    const std::string pidFile = dataDir() + "/postmaster.pid";
-    if (fileExists(pidFile)) {
-        if (isRunning())
-            return ok();
-        // Stale: wait for orphaned backends of a killed postmaster, which still hold its
-        // shared memory, before taking the lock file away.
-        std::vector<pid_t> orphans = serverProcesses(dataDir());
-        for (int i = 0; i < 100 && !orphans.empty(); ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            orphans = serverProcesses(dataDir());
-        }
-        if (!orphans.empty())
-            return Error::make(ErrorKind::Connection,
-                               "server processes of a previous run are still working in " + dataDir() + " (pid "
-                                   + std::to_string(orphans.front()) + ")",
-                               "Stop them (kill " + std::to_string(orphans.front()) + "), then start again.");
-        fs::remove(pidFile, ec);
-        for (auto it = fs::directory_iterator(socketDir(), ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-            if (it->path().filename().string().rfind(".s.PGSQL.", 0) == 0)
-                fs::remove(it->path(), ec);
-        ec.clear();
+// A postmaster.pid left by a server that no longer runs, and its sockets, removed.
+Status clearStaleLock(const LocalCluster &cluster, const std::string &pidFile)
+{
+    // Wait for orphaned backends of a killed postmaster, which still hold its shared
+    // memory, before taking the lock file away.
+    std::vector<pid_t> orphans = serverProcesses(cluster.dataDir());
+    for (int i = 0; i < 100 && !orphans.empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        orphans = serverProcesses(cluster.dataDir());
     }
+    if (!orphans.empty())
+        return Error::make(ErrorKind::Connection,
+                           "server processes of a previous run are still working in " + cluster.dataDir() + " (pid "
+                               + std::to_string(orphans.front()) + ")",
+                           "Stop them (kill " + std::to_string(orphans.front()) + "), then start again.");
+    std::error_code ec;
+    fs::remove(pidFile, ec);
+    for (auto it = fs::directory_iterator(cluster.socketDir(), ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+        if (it->path().filename().string().rfind(".s.PGSQL.", 0) == 0)
+            fs::remove(it->path(), ec);
+    return ok();
+}
 
-    const std::vector<std::string> env = childEnvironment(a, bindir);
-    if (!exists()) {
-        const std::string superuser = markerValue(m_dir, "superuser").empty() ? a.name : markerValue(m_dir, "superuser");
-        // --no-sync: a private cluster lost to a power cut right after initdb is made
-        // again, not repaired; syncing costs seconds on every fresh test directory.
-        auto r = runProgram({bindir + "/initdb", "-D", dataDir(), "-U", superuser, "-E", "UTF8",
-                             "--locale=" + localeName(), "-A", "trust", "--auth-local=trust", "--auth-host=reject",
-                             "--no-instructions", "--no-sync"},
-                            a, m_dir, env);
-        if (!r)
-            return r.error();
-        if (r->exitCode != 0)
-            return commandFailed("initdb", *r, {});
-        const std::string conf = dataDir() + "/postgresql.conf";
-        if (!writeFile(conf, readFile(conf) + "\n# Reprint's settings, rewritten on every start\ninclude_if_exists = 'reprint.conf'\n", &why)
-            || !writeFile(dataDir() + "/pg_hba.conf",
-                          "# Reprint's private cluster: Unix socket only, trust; nothing else is accepted.\n"
-                          "# TYPE  DATABASE  USER  METHOD\n"
-                          "local   all       all   trust\n",
-                          &why))
-            return Error::make(ErrorKind::Internal, why);
-    }
+// initdb, then the settings include and a pg_hba.conf that accepts the socket only.
+Status initialise(const LocalCluster &cluster, const std::string &bindir, const Account &a,
+                  const std::vector<std::string> &env)
+{
+    const std::string &dir = cluster.dir();
+    const std::string dataDir = cluster.dataDir();
+    const std::string superuser = markerValue(dir, "superuser").empty() ? a.name : markerValue(dir, "superuser");
+    // --no-sync: a private cluster lost to a power cut right after initdb is made
+    // again, not repaired; syncing costs seconds on every fresh test directory.
+    auto r = runProgram({bindir + "/initdb", "-D", dataDir, "-U", superuser, "-E", "UTF8",
+                         "--locale=" + localeName(), "-A", "trust", "--auth-local=trust", "--auth-host=reject",
+                         "--no-instructions", "--no-sync"},
+                        a, dir, env);
+    if (!r)
+        return r.error();
+    if (r->exitCode != 0)
+        return commandFailed("initdb", *r, {});
+    std::string why;
+    const std::string conf = dataDir + "/postgresql.conf";
+    if (!writeFile(conf, readFile(conf) + "\n# Reprint's settings, rewritten on every start\ninclude_if_exists = 'reprint.conf'\n", &why)
+        || !writeFile(dataDir + "/pg_hba.conf",
+                      "# Reprint's private cluster: Unix socket only, trust; nothing else is accepted.\n"
+                      "# TYPE  DATABASE  USER  METHOD\n"
+                      "local   all       all   trust\n",
+                      &why))
+        return Error::make(ErrorKind::Internal, why);
+    return ok();
+}
 
+// reprint.conf: the settings of a private cluster, written on every start.
+std::string serverSettings(const LocalCluster &cluster)
+{
     std::ostringstream conf;
     conf << "# Written by Reprint on every start of this cluster; edit postgresql.conf instead.\n"
          << "listen_addresses = ''\n"
-         << "port = " << m_port << "\n"
-         << "unix_socket_directories = " << quoteConf(socketDir()) << "\n"
+         << "port = " << cluster.port() << "\n"
+         << "unix_socket_directories = " << quoteConf(cluster.socketDir()) << "\n"
          << "shared_buffers = 128MB\n"
          << "max_wal_size = 2GB\n"
          << "min_wal_size = 256MB\n"
@@ -696,7 +727,44 @@ Status LocalCluster::start()
          << "logging_collector = off\n"
          << "log_min_messages = warning\n"
          << "log_checkpoints = off\n";
-    if (!writeFile(dataDir() + "/reprint.conf", conf.str(), &why))
+    return conf.str();
+}
+
+} // namespace
+
+Status LocalCluster::start()
+{
+    const std::string bindir = serverBinDir();
+    if (bindir.empty())
+        return Error::make(ErrorKind::Connection, "no PostgreSQL server found (initdb and pg_ctl)",
+                           "Install the server (apt install postgresql), or set REPRINT_PG_BINDIR to its bin directory.");
+
+    auto account = accountFor(m_dir);
+    if (!account)
+        return account.error();
+    const Account &a = *account;
+
+    if (Status placed = checkPlace(*this, a); !placed)
+        return placed;
+    if (Status prepared = prepareDirectories(*this, a); !prepared)
+        return prepared;
+
+    const std::string pidFile = dataDir() + "/postmaster.pid";
+    if (fileExists(pidFile)) {
+        if (isRunning())
+            return ok();
+        if (Status cleared = clearStaleLock(*this, pidFile); !cleared)
+            return cleared;
+    }
+
+    const std::vector<std::string> env = childEnvironment(a, bindir);
+    if (!exists()) {
+        if (Status made = initialise(*this, bindir, a, env); !made)
+            return made;
+    }
+
+    std::string why;
+    if (!writeFile(dataDir() + "/reprint.conf", serverSettings(*this), &why))
         return Error::make(ErrorKind::Internal, why);
     if (a.switchUser && !chownTree(m_dir, a, &why))
         return Error::make(ErrorKind::Internal, why);
