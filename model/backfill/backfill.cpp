@@ -269,6 +269,56 @@ Task<Result<std::string>> validateMembers(warehouse::Connection &c, std::vector<
     co_return failures;
 }
 
+// The members of a backfill: the root, then (with --cascade) each downstream model it
+// stages, described from the catalog. The downstream models it leaves stale go to `stale`.
+Task<Result<std::vector<Member>>> membersOf(warehouse::Connection &c, const Spec &spec, const BackfillRequest &req,
+                                            Member root, const std::set<std::string> &leaveOut,
+                                            std::vector<std::string> &stale)
+{
+    std::vector<Member> members{std::move(root)};
+    for (const DownstreamWindow &dw : downstreamWindows(spec, members[0].window, leaveOut)) {
+        if (!req.cascade || !dw.staged)
+            stale.push_back(dw.model->name + " " + dw.window.text());
+        else
+            members.push_back(Member{dw.model, dw.window, {}, {}});
+    }
+    for (std::size_t i = 1; i < members.size(); ++i) {
+        auto dsql = co_await describeModel(c, spec, *members[i].model);
+        if (!dsql)
+            co_return dsql.error();
+        members[i].sql = std::move(*dsql);
+    }
+    co_return members;
+}
+
+// Stages each member of the backfill in turn (the root first), each member's source
+// checks starting on their own connection beside its staging. A member that fails to
+// stage marks the others failed; the checks started are joined before returning.
+Task<Status> stageMembers(warehouse::Connection &c, std::vector<Member> &members, const BackfillRequest &req,
+                          const std::string &conninfo, const EngineOptions &options, std::vector<PendingChecks> &checks,
+                          const Announcer &announce, const ProgressFn &progress, const CancelTokenPtr &cancel)
+{
+    const auto executor = co_await asio::this_coro::executor;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        Member &mem = members[i];
+        int done = 0;
+        auto queue = stageQueue(mem, req, done);
+        checks[i] = startChecks(executor, conninfo, mem.sql, mem.window.before, mem.window.after, cancel);
+        const int parallel = std::min(req.parallel, mem.model->maxParallel);
+        announce("staging", mem.rec.id, "staging " + counted(static_cast<long long>(queue.size()), "partition") + " of " + mem.model->name + " over "
+                                            + counted(std::max(1, std::min<int>(parallel, static_cast<int>(queue.size()))), "connection"));
+        auto staged = co_await stageMember(c, mem, conninfo, options, std::move(queue), done, parallel, progress, cancel);
+        if (!staged) {
+            co_await settle(checks);
+            for (Member &other : members)
+                if (other.rec.id != mem.rec.id)
+                    co_await markFailed(c, other.rec.id, "a model of its cascade failed to stage: " + mem.model->name, conninfo);
+            co_return staged.error();
+        }
+    }
+    co_return warehouse::ok();
+}
+
 } // namespace
 
 Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, ProgressFn progress, CancelTokenPtr cancel)
@@ -302,23 +352,11 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
     auto &c = *(*s)->conn;
     const Announcer announce{progress, static_cast<int>(w->partitions.size())};
 
-    std::vector<Member> members(1);
-    members[0].model = *m;
-    members[0].window = *w;
-    members[0].sql = (*s)->sql;
     std::vector<std::string> stale;  // "model window" of each downstream model this backfill leaves stale
-    for (const DownstreamWindow &dw : downstreamWindows(m_spec, *w, *leaveOut)) {
-        if (!req.cascade || !dw.staged)
-            stale.push_back(dw.model->name + " " + dw.window.text());
-        else
-            members.push_back(Member{dw.model, dw.window, {}, {}});
-    }
-    for (std::size_t i = 1; i < members.size(); ++i) {
-        auto dsql = co_await describeModel(c, m_spec, *members[i].model);
-        if (!dsql)
-            co_return dsql.error();
-        members[i].sql = std::move(*dsql);
-    }
+    auto cascade = co_await membersOf(c, m_spec, req, Member{*m, *w, (*s)->sql, {}}, *leaveOut, stale);
+    if (!cascade)
+        co_return cascade.error();
+    std::vector<Member> &members = *cascade;
     laps.lap("connect and read the catalog");
     announce("claiming", req.resumeId, "claiming " + windowText(w->first(), w->last()) + " of " + (*m)->name
                                            + (members.size() > 1 ? " and " + counted(static_cast<long long>(members.size() - 1), "downstream model") : ""));
@@ -338,24 +376,8 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         announce("claiming", outcome.id, outcome.takeover);
 
     std::vector<PendingChecks> checks(members.size());
-    const auto executor = co_await asio::this_coro::executor;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-        Member &mem = members[i];
-        int done = 0;
-        auto queue = stageQueue(mem, req, done);
-        checks[i] = startChecks(executor, m_conninfo, mem.sql, mem.window.before, mem.window.after, cancel);
-        const int parallel = std::min(req.parallel, mem.model->maxParallel);
-        announce("staging", mem.rec.id, "staging " + counted(static_cast<long long>(queue.size()), "partition") + " of " + mem.model->name + " over "
-                                            + counted(std::max(1, std::min<int>(parallel, static_cast<int>(queue.size()))), "connection"));
-        auto staged = co_await stageMember(c, mem, m_conninfo, m_options, std::move(queue), done, parallel, progress, cancel);
-        if (!staged) {
-            co_await settle(checks);
-            for (Member &other : members)
-                if (other.rec.id != mem.rec.id)
-                    co_await markFailed(c, other.rec.id, "a model of its cascade failed to stage: " + mem.model->name, m_conninfo);
-            co_return staged.error();
-        }
-    }
+    if (auto staged = co_await stageMembers(c, members, req, m_conninfo, m_options, checks, announce, progress, cancel); !staged)
+        co_return staged.error();
 
     auto failures = co_await validateMembers(c, members, m_options, m_conninfo, checks, announce, laps);
     co_await settle(checks);
