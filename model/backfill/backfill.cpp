@@ -353,7 +353,8 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
     const Announcer announce{progress, static_cast<int>(w->partitions.size())};
 
     std::vector<std::string> stale;  // "model window" of each downstream model this backfill leaves stale
-    auto cascade = co_await membersOf(c, m_spec, req, Member{*m, *w, (*s)->sql, {}}, *leaveOut, stale);
+    Member root{*m, *w, (*s)->sql, {}};  // named, not a temporary in the co_await (GCC 12 frees such twice)
+    auto cascade = co_await membersOf(c, m_spec, req, std::move(root), *leaveOut, stale);
     if (!cascade)
         co_return cascade.error();
     std::vector<Member> &members = *cascade;
@@ -376,7 +377,8 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         announce("claiming", outcome.id, outcome.takeover);
 
     std::vector<PendingChecks> checks(members.size());
-    if (auto staged = co_await stageMembers(c, members, req, m_conninfo, m_options, checks, announce, progress, cancel); !staged)
+    auto staged = co_await stageMembers(c, members, req, m_conninfo, m_options, checks, announce, progress, cancel);
+    if (!staged)
         co_return staged.error();
 
     auto failures = co_await validateMembers(c, members, m_options, m_conninfo, checks, announce, laps);
