@@ -1,6 +1,6 @@
 #include "engineclient.h"
 
-#include "warehouse/iothread.h"
+#include "iobridge.h"
 
 #include <boost/asio/redirect_error.hpp>
 
@@ -31,7 +31,9 @@ DatabaseError toDatabaseError(const warehouse::Error &e, const std::string &spec
 }
 
 struct EngineClient::Private {
-    std::unique_ptr<warehouse::IoThread> io = std::make_unique<warehouse::IoThread>();
+    explicit Private(EngineClient *self) : io(self) {}
+
+    IoLane io;  // the process's I/O thread, and this client's way back from it
     std::shared_ptr<backfill::Engine> engine;
     backfill::Spec emptySpec;
     quint64 nextToken = 0;
@@ -61,7 +63,7 @@ int registerTypes()
 
 EngineClient::EngineClient(QObject *parent)
     : QObject(parent)
-    , d(std::make_unique<Private>())
+    , d(std::make_unique<Private>(this))
 {
     static const int registered = registerTypes();
     Q_UNUSED(registered);
@@ -69,11 +71,11 @@ EngineClient::EngineClient(QObject *parent)
 
 EngineClient::~EngineClient()
 {
+    // Close the way back before anything else, so that no answer reaches this object
+    // while it is being destroyed; the watches stop at their next wake.
+    d->io.gate->close();
     for (auto &[token, stopped] : d->watches)
         *stopped = true;
-    // Join the I/O thread before anything else, so that no completion handler can post to
-    // this object while it is being destroyed.
-    d->io.reset();
 }
 
 void EngineClient::setSpec(const backfill::Spec &spec, const QString &conninfo)
@@ -101,7 +103,7 @@ namespace {
 // GUI thread through `deliver`, unless the spec changed meanwhile. `cancels` (GUI thread
 // only) forgets the operation's cancel token once it ended, however it ended.
 template <typename T, typename Make, typename Deliver>
-quint64 start(EngineClient *self, warehouse::IoThread &io, std::shared_ptr<backfill::Engine> engine, quint64 token,
+quint64 start(EngineClient *self, const IoLane &io, std::shared_ptr<backfill::Engine> engine, quint64 token,
               quint64 generation, const quint64 *currentGeneration, std::map<quint64, CancelTokenPtr> *cancels,
               CancelTokenPtr cancel, Make make, Deliver deliver)
 {
@@ -114,9 +116,8 @@ quint64 start(EngineClient *self, warehouse::IoThread &io, std::shared_ptr<backf
     auto task = [](std::shared_ptr<backfill::Engine> eng, CancelTokenPtr c, Make m) -> Task<Result<T>> {
         co_return co_await m(*eng, c);
     }(engine, cancel, std::move(make));
-    io.spawn(std::move(task), [self, token, generation, currentGeneration, cancels, deliver](Result<T> r) mutable {
-        QMetaObject::invokeMethod(
-            self,
+    io.thread->spawn(std::move(task), [gate = io.gate, self, token, generation, currentGeneration, cancels, deliver](Result<T> r) mutable {
+        gate->post(
             [self, token, generation, currentGeneration, cancels, deliver, r = std::move(r)]() mutable {
                 cancels->erase(token);
                 if (generation != *currentGeneration)
@@ -125,8 +126,8 @@ quint64 start(EngineClient *self, warehouse::IoThread &io, std::shared_ptr<backf
                     deliver(token, std::move(r.value()));
                 else
                     Q_EMIT self->failed(token, toDatabaseError(r.error(), self->spec().path));
-            },
-            Qt::QueuedConnection);
+            }
+        );
     });
     return token;
 }
@@ -137,7 +138,7 @@ quint64 EngineClient::status(const QString &model, const QString &from, const QS
 {
     const quint64 token = ++d->nextToken;
     auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
-    return start<StatusRows>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
+    return start<StatusRows>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
                              [m = model.toStdString(), f = from.toStdString(), t = to.toStdString()](backfill::Engine &e, CancelTokenPtr c) {
                                  return e.status(m, f, t, c);
                              },
@@ -153,17 +154,16 @@ quint64 EngineClient::backfill(const backfill::BackfillRequest &request)
     const quint64 generation = d->generation;
     const quint64 *current = &d->generation;
     // Progress events hop to the GUI thread one by one; the views coalesce them.
-    backfill::ProgressFn progress = [this, token, generation, current](const backfill::BackfillEvent &event) {
-        QMetaObject::invokeMethod(
-            this,
+    backfill::ProgressFn progress = [this, gate = d->io.gate, token, generation, current](const backfill::BackfillEvent &event) {
+        gate->post(
             [this, token, generation, current, event] {
                 if (generation == *current)
                     Q_EMIT backfillProgressed(token, event);
-            },
-            Qt::QueuedConnection);
+            }
+        );
     };
     return start<backfill::BackfillOutcome>(
-        this, *d->io, d->engine, token, generation, current, &d->cancels, cancel,
+        this, d->io, d->engine, token, generation, current, &d->cancels, cancel,
         [request, progress](backfill::Engine &e, CancelTokenPtr c) { return e.backfill(request, progress, c); },
         [this](quint64 tk, backfill::BackfillOutcome out) {
             Q_EMIT backfillFinished(tk, out);
@@ -173,7 +173,7 @@ quint64 EngineClient::backfill(const backfill::BackfillRequest &request)
 quint64 EngineClient::review(qint64 backfillId)
 {
     const quint64 token = ++d->nextToken;
-    return start<backfill::Review>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+    return start<backfill::Review>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                                    [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.review(backfillId); },
                                    [this](quint64 tk, backfill::Review r) { Q_EMIT reviewFinished(tk, r); });
 }
@@ -181,7 +181,7 @@ quint64 EngineClient::review(qint64 backfillId)
 quint64 EngineClient::rowDiff(qint64 backfillId, const QString &partition)
 {
     const quint64 token = ++d->nextToken;
-    return start<backfill::RowDiff>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+    return start<backfill::RowDiff>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                                     [backfillId, p = partition.toStdString()](backfill::Engine &e, CancelTokenPtr) {
                                         return e.rowDiff(backfillId, p);
                                     },
@@ -192,7 +192,7 @@ quint64 EngineClient::publish(const backfill::PublishRequest &request)
 {
     const quint64 token = ++d->nextToken;
     auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
-    return start<backfill::PublishOutcome>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
+    return start<backfill::PublishOutcome>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
                                            [request](backfill::Engine &e, CancelTokenPtr c) { return e.publish(request, c); },
                                            [this](quint64 tk, backfill::PublishOutcome out) {
                                                Q_EMIT publishFinished(tk, out);
@@ -203,7 +203,7 @@ quint64 EngineClient::undo(const backfill::UndoRequest &request)
 {
     const quint64 token = ++d->nextToken;
     auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
-    return start<backfill::UndoOutcome>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
+    return start<backfill::UndoOutcome>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
                                         [request](backfill::Engine &e, CancelTokenPtr c) { return e.undo(request, c); },
                                         [this](quint64 tk, backfill::UndoOutcome out) {
                                             Q_EMIT undoFinished(tk, out);
@@ -213,7 +213,7 @@ quint64 EngineClient::undo(const backfill::UndoRequest &request)
 quint64 EngineClient::abandon(qint64 backfillId)
 {
     const quint64 token = ++d->nextToken;
-    return start<warehouse::Done>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+    return start<warehouse::Done>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                                   [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.abandon(backfillId); },
                                   [this](quint64 tk, warehouse::Done) { Q_EMIT abandonFinished(tk); });
 }
@@ -221,7 +221,7 @@ quint64 EngineClient::abandon(qint64 backfillId)
 quint64 EngineClient::requestCancel(qint64 backfillId)
 {
     const quint64 token = ++d->nextToken;
-    return start<std::string>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+    return start<std::string>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                               [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.requestCancel(backfillId); },
                               [this](quint64 tk, std::string holder) { Q_EMIT cancelRequested(tk, QString::fromStdString(holder)); });
 }
@@ -229,7 +229,7 @@ quint64 EngineClient::requestCancel(qint64 backfillId)
 quint64 EngineClient::history(const QString &model)
 {
     const quint64 token = ++d->nextToken;
-    return start<HistoryRows>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+    return start<HistoryRows>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                               [m = model.toStdString()](backfill::Engine &e, CancelTokenPtr) { return e.history(m); },
                               [this](quint64 tk, HistoryRows rows) { Q_EMIT historyFinished(tk, rows); });
 }
@@ -237,7 +237,7 @@ quint64 EngineClient::history(const QString &model)
 quint64 EngineClient::throughput(const QString &model)
 {
     const quint64 token = ++d->nextToken;
-    return start<backfill::Throughput>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+    return start<backfill::Throughput>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                                        [m = model.toStdString()](backfill::Engine &e, CancelTokenPtr) {
                                            return backfill::pastThroughput(e, m);
                                        },
@@ -247,7 +247,7 @@ quint64 EngineClient::throughput(const QString &model)
 quint64 EngineClient::schemaVersions()
 {
     const quint64 token = ++d->nextToken;
-    return start<backfill::SchemaVersions>(this, *d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+    return start<backfill::SchemaVersions>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
                                            [](backfill::Engine &e, CancelTokenPtr) { return backfill::schemaVersions(e); },
                                            [this](quint64 tk, backfill::SchemaVersions v) {
                                                Q_EMIT schemaVersionsFinished(tk, v);
@@ -364,18 +364,17 @@ quint64 EngineClient::watchPartitions(int minIntervalMs)
     d->watches[token] = stopped;
     const quint64 generation = d->generation;
     const quint64 *current = &d->generation;
-    auto deliver = [this, token, generation, current, stopped](std::vector<backfill::PartitionsChanged> changes) {
-        QMetaObject::invokeMethod(
-            this,
+    auto deliver = [this, gate = d->io.gate, token, generation, current, stopped](std::vector<backfill::PartitionsChanged> changes) {
+        gate->post(
             [this, token, generation, current, stopped, changes = std::move(changes)] {
                 if (*stopped || generation != *current)
                     return;
                 for (const backfill::PartitionsChanged &c : changes)
                     Q_EMIT partitionsChanged(token, QString::fromStdString(c.model), c.start, c.end);
-            },
-            Qt::QueuedConnection);
+            }
+        );
     };
-    warehouse::asio::co_spawn(d->io->context(), followPartitions(d->engine->conninfo(), minIntervalMs, stopped, deliver),
+    warehouse::asio::co_spawn(d->io.thread->context(), followPartitions(d->engine->conninfo(), minIntervalMs, stopped, deliver),
                               warehouse::asio::detached);
     return token;
 }
@@ -392,9 +391,8 @@ quint64 EngineClient::watch(qint64 backfillId, int pollMs, int minIntervalMs)
     d->watches[token] = stopped;
     const quint64 generation = d->generation;
     const quint64 *current = &d->generation;
-    auto deliver = [this, token, generation, current, stopped](Result<backfill::BackfillProgress> r) {
-        QMetaObject::invokeMethod(
-            this,
+    auto deliver = [this, gate = d->io.gate, token, generation, current, stopped](Result<backfill::BackfillProgress> r) {
+        gate->post(
             [this, token, generation, current, stopped, r = std::move(r)] {
                 if (*stopped || generation != *current)
                     return;
@@ -402,10 +400,10 @@ quint64 EngineClient::watch(qint64 backfillId, int pollMs, int minIntervalMs)
                     Q_EMIT progressChanged(token, r.value());
                 else
                     Q_EMIT failed(token, toDatabaseError(r.error(), spec().path));
-            },
-            Qt::QueuedConnection);
+            }
+        );
     };
-    warehouse::asio::co_spawn(d->io->context(),
+    warehouse::asio::co_spawn(d->io.thread->context(),
                               follow(d->engine, d->engine->conninfo(), backfillId, pollMs, minIntervalMs, stopped, deliver),
                               warehouse::asio::detached);
     return token;

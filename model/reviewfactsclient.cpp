@@ -2,7 +2,7 @@
 
 #include "engineclient.h"
 
-#include "warehouse/iothread.h"
+#include "iobridge.h"
 
 #include <QMetaObject>
 
@@ -12,7 +12,9 @@ using warehouse::Result;
 using warehouse::Task;
 
 struct ReviewFactsClient::Private {
-    std::unique_ptr<warehouse::IoThread> io = std::make_unique<warehouse::IoThread>();
+    explicit Private(ReviewFactsClient *self) : io(self) {}
+
+    IoLane io;  // the process's I/O thread, and this client's way back from it
     std::shared_ptr<backfill::Engine> engine;
     quint64 nextToken = 0;
     quint64 generation = 0;
@@ -34,9 +36,8 @@ struct ReviewFactsClient::Private {
         }(engine, std::move(make));
         const quint64 gen = generation;
         const quint64 *current = &generation;
-        io->spawn(std::move(task), [self, token, gen, current, deliver](Result<T> r) mutable {
-            QMetaObject::invokeMethod(
-                self,
+        io.thread->spawn(std::move(task), [gate = io.gate, self, token, gen, current, deliver](Result<T> r) mutable {
+            gate->post(
                 [self, token, gen, current, deliver, r = std::move(r)]() mutable {
                     if (gen != *current)
                         return;
@@ -44,8 +45,7 @@ struct ReviewFactsClient::Private {
                         deliver(token, std::move(r.value()));
                     else
                         Q_EMIT self->failed(token, toDatabaseError(r.error()));
-                },
-                Qt::QueuedConnection);
+                });
         });
         return token;
     }
@@ -53,7 +53,7 @@ struct ReviewFactsClient::Private {
 
 ReviewFactsClient::ReviewFactsClient(QObject *parent)
     : QObject(parent)
-    , d(std::make_unique<Private>())
+    , d(std::make_unique<Private>(this))
 {
     static const int registered = [] {
         qRegisterMetaType<backfill::ReviewFacts>();
@@ -68,7 +68,7 @@ ReviewFactsClient::ReviewFactsClient(QObject *parent)
 
 ReviewFactsClient::~ReviewFactsClient()
 {
-    d->io.reset();
+    d->io.gate->close();  // first: no answer reaches a dying object
 }
 
 void ReviewFactsClient::setSpec(const backfill::Spec &spec, const QString &conninfo)

@@ -1,7 +1,7 @@
 #include "warehousecatalogclient.h"
 
 #include "engineclient.h"
-#include "warehouse/iothread.h"
+#include "iobridge.h"
 
 #include <QMetaObject>
 
@@ -37,7 +37,9 @@ struct WarehouseCatalogClient::Private {
     quint64 latestCheck = 0;
     quint64 latestList = 0;
     quint64 latestRead = 0;
-    std::unique_ptr<warehouse::IoThread> io = std::make_unique<warehouse::IoThread>();
+    IoLane io;  // the process's I/O thread, and this client's way back from it
+
+    explicit Private(WarehouseCatalogClient *self) : io(self) {}
 
     // Runs `task` on the I/O thread; its value comes back to `self` on the GUI thread and
     // goes to `deliver` while `token` is still the latest of its kind (`latest`).
@@ -46,9 +48,8 @@ struct WarehouseCatalogClient::Private {
                Task<Result<T>> task, Deliver deliver)
     {
         const QStringList secrets = WarehouseClient::passwordsIn(conninfo);
-        io->spawn(std::move(task), [self, token, latest, secrets, deliver](Result<T> r) mutable {
-            QMetaObject::invokeMethod(
-                self,
+        io.thread->spawn(std::move(task), [gate = io.gate, self, token, latest, secrets, deliver](Result<T> r) mutable {
+            gate->post(
                 [self, token, latest, secrets, deliver, r = std::move(r)]() mutable {
                     if (*latest != token)
                         return;
@@ -61,15 +62,14 @@ struct WarehouseCatalogClient::Private {
                     e.detail = scrubbed(e.detail, secrets);
                     e.hint = scrubbed(e.hint, secrets);
                     Q_EMIT self->failed(token, e);
-                },
-                Qt::QueuedConnection);
+                });
         });
     }
 };
 
 WarehouseCatalogClient::WarehouseCatalogClient(QObject *parent)
     : QObject(parent)
-    , d(std::make_unique<Private>())
+    , d(std::make_unique<Private>(this))
 {
     static const int registered = registerTypes();
     Q_UNUSED(registered);
@@ -77,8 +77,8 @@ WarehouseCatalogClient::WarehouseCatalogClient(QObject *parent)
 
 WarehouseCatalogClient::~WarehouseCatalogClient()
 {
-    // Join the I/O thread first, so that no completion handler posts to a dying object.
-    d->io.reset();
+    // Close the way back first, so that no answer reaches a dying object.
+    d->io.gate->close();
 }
 
 quint64 WarehouseCatalogClient::checkConnection(const QString &conninfo)

@@ -1,7 +1,7 @@
 #include "warehouseclient.h"
 
 #include "warehouse/connection.h"
-#include "warehouse/iothread.h"
+#include "iobridge.h"
 
 #include <QHash>
 #include <QThreadPool>
@@ -92,31 +92,20 @@ struct Answer {
     warehouse::CancelHandle cancelHandle;
 };
 
-// The way back to the GUI thread. Holds the client until its destructor detaches it, so
-// a thread that answers late posts nowhere instead of to a dead object.
+// The way back to the GUI thread: the client's gate (iobridge.h) and what to do with an
+// answer there.
 class Mailbox {
 public:
-    explicit Mailbox(std::function<void(Answer)> receive) : m_receive(std::move(receive)) {}
+    Mailbox(QObject *client, std::function<void(Answer)> receive) : m_gate(client), m_receive(std::move(receive)) {}
 
     void send(Answer answer)
     {
-        std::lock_guard lock(m_mutex);
-        if (!m_context)
-            return;
-        QMetaObject::invokeMethod(
-            m_context, [receive = m_receive, a = std::move(answer)]() mutable { receive(std::move(a)); },
-            Qt::QueuedConnection);
+        m_gate.post([receive = m_receive, a = std::move(answer)]() mutable { receive(std::move(a)); });
     }
-    void attach(QObject *context)
-    {
-        std::lock_guard lock(m_mutex);
-        m_context = context;
-    }
-    void detach() { attach(nullptr); }
+    void detach() { m_gate.close(); }
 
 private:
-    std::mutex m_mutex;
-    QObject *m_context = nullptr;
+    ReplyGate m_gate;
     std::function<void(Answer)> m_receive;
 };
 
@@ -298,18 +287,20 @@ struct WarehouseClient::Private {
     bool open = false;
     std::shared_ptr<Mailbox> mailbox;
     std::shared_ptr<IoState> io;
-    warehouse::IoThread thread;  // last: stops and joins first
+    std::shared_ptr<warehouse::IoThread> thread = sharedIoThread();  // the process's I/O thread
 
     void enqueue(Request r)
     {
-        post(thread.executor(), [this, s = io, r = std::move(r)]() mutable {
+        // The raw thread, not a share of it: the I/O thread must never hold the last one.
+        // It outlives this handler, which runs before the destructor's close (FIFO).
+        post(thread->executor(), [t = thread.get(), s = io, r = std::move(r)]() mutable {
             if (!r.channel.empty())
                 s->latestByChannel[r.channel] = r.token;
             s->queue.push_back(std::move(r));
             if (s->pumping)
                 return;
             s->pumping = true;
-            thread.spawn(pump(s), [](warehouse::Done) {});
+            t->spawn(pump(s), [](warehouse::Done) {});
         });
     }
 };
@@ -321,7 +312,7 @@ WarehouseClient::WarehouseClient(QObject *parent)
     qRegisterMetaType<DatabaseError>();
     qRegisterMetaType<QueryResult>();
 
-    d->mailbox = std::make_shared<Mailbox>([this](Answer a) {
+    d->mailbox = std::make_shared<Mailbox>(this, [this](Answer a) {
         switch (a.kind) {
         case Answer::Kind::Notice:
             Q_EMIT noticeReceived(a.severity, a.text);
@@ -357,7 +348,6 @@ WarehouseClient::WarehouseClient(QObject *parent)
             break;
         }
     });
-    d->mailbox->attach(this);
     d->io = std::make_shared<IoState>();
     d->io->mailbox = d->mailbox;
 }
@@ -367,7 +357,7 @@ WarehouseClient::~WarehouseClient()
     d->mailbox->detach();
     std::promise<void> closed;
     std::future<void> done = closed.get_future();
-    post(d->thread.executor(), [s = d->io, &closed] {
+    post(d->thread->executor(), [s = d->io, &closed] {
         s->queue.clear();
         if (s->connection)
             s->connection->close();
@@ -411,7 +401,7 @@ quint64 WarehouseClient::query(const QString &sql, const QStringList &params, co
 
 void WarehouseClient::cancel()
 {
-    post(d->thread.executor(), [s = d->io] {
+    post(d->thread->executor(), [s = d->io] {
         std::deque<Request> waiting;
         waiting.swap(s->queue);
         for (const Request &r : waiting)

@@ -3,6 +3,11 @@
 // setSpec() is stale and never emitted, and the error it shows never holds the password.
 
 #include "engineclient.h"
+#include "reviewfactsclient.h"
+#include "warehousecatalogclient.h"
+#include "warehouseclient.h"
+
+#include <QDir>
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -30,6 +35,11 @@ QList<quint64> tokens(const QSignalSpy &spy)
     return out;
 }
 
+int threadsOfThisProcess()
+{
+    return static_cast<int>(QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
+}
+
 } // namespace
 
 class TestEngineClient : public QObject {
@@ -39,6 +49,7 @@ private Q_SLOTS:
     void initTestCase();
     void answeredOnceWithoutThePassword();
     void staleAnswersAreDropped();
+    void oneIoThreadForEveryClient();
 
 private:
     QTemporaryDir m_dir;  // a socket directory where no server listens
@@ -101,4 +112,27 @@ void TestEngineClient::staleAnswersAreDropped()
 }
 
 QTEST_GUILESS_MAIN(TestEngineClient)
+// Every client of the process shares one I/O thread; a client that goes while its answer is
+// on its way leaves the others answering.
+void TestEngineClient::oneIoThreadForEveryClient()
+{
+    const int before = threadsOfThisProcess();
+    auto engine = std::make_unique<model::EngineClient>();
+    model::ReviewFactsClient facts;
+    model::WarehouseClient warehouse;
+    model::WarehouseCatalogClient catalog;
+    model::EngineClient second;
+    QCOMPARE(threadsOfThisProcess(), before + 1);
+
+    engine->setSpec(specNamed("/specs/a.yaml"), m_conninfo);
+    second.setSpec(specNamed("/specs/a.yaml"), m_conninfo);
+    QSignalSpy failed(&second, &model::EngineClient::failed);
+    engine->history();
+    const quint64 token = second.history();
+    engine.reset();  // its answer is still on its way
+    QVERIFY(failed.wait(10000));
+    QCOMPARE(tokens(failed), QList<quint64>{token});
+    QCOMPARE(threadsOfThisProcess(), before + 1);
+}
+
 #include "tst_engineclient.moc"
