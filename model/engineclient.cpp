@@ -126,8 +126,7 @@ quint64 start(EngineClient *self, const IoLane &io, std::shared_ptr<backfill::En
                     deliver(token, std::move(r.value()));
                 else
                     Q_EMIT self->failed(token, toDatabaseError(r.error(), self->spec().path));
-            }
-        );
+            });
     });
     return token;
 }
@@ -159,8 +158,7 @@ quint64 EngineClient::backfill(const backfill::BackfillRequest &request)
             [this, token, generation, current, event] {
                 if (generation == *current)
                     Q_EMIT backfillProgressed(token, event);
-            }
-        );
+            });
     };
     return start<backfill::BackfillOutcome>(
         this, d->io, d->engine, token, generation, current, &d->cancels, cancel,
@@ -371,8 +369,7 @@ quint64 EngineClient::watchPartitions(int minIntervalMs)
                     return;
                 for (const backfill::PartitionsChanged &c : changes)
                     Q_EMIT partitionsChanged(token, QString::fromStdString(c.model), c.start, c.end);
-            }
-        );
+            });
     };
     warehouse::asio::co_spawn(d->io.thread->context(), followPartitions(d->engine->conninfo(), minIntervalMs, stopped, deliver),
                               warehouse::asio::detached);
@@ -400,8 +397,7 @@ quint64 EngineClient::watch(qint64 backfillId, int pollMs, int minIntervalMs)
                     Q_EMIT progressChanged(token, r.value());
                 else
                     Q_EMIT failed(token, toDatabaseError(r.error(), spec().path));
-            }
-        );
+            });
     };
     warehouse::asio::co_spawn(d->io.thread->context(),
                               follow(d->engine, d->engine->conninfo(), backfillId, pollMs, minIntervalMs, stopped, deliver),

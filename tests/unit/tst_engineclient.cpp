@@ -1,6 +1,7 @@
 // EngineClient's contract without a database: every request is answered exactly once (here
 // by failed(), as the warehouse cannot be reached), an answer to a request made before
-// setSpec() is stale and never emitted, and the error it shows never holds the password.
+// setSpec() is stale and never emitted, the error it shows never holds the password, and every
+// client of the process shares one I/O thread.
 
 #include "engineclient.h"
 #include "reviewfactsclient.h"
@@ -8,7 +9,6 @@
 #include "warehouseclient.h"
 
 #include <QDir>
-
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -111,7 +111,6 @@ void TestEngineClient::staleAnswersAreDropped()
     QCOMPARE(answered.count(later), 1);
 }
 
-QTEST_GUILESS_MAIN(TestEngineClient)
 // Every client of the process shares one I/O thread; a client that goes while its answer is
 // on its way leaves the others answering.
 void TestEngineClient::oneIoThreadForEveryClient()
@@ -135,4 +134,5 @@ void TestEngineClient::oneIoThreadForEveryClient()
     QCOMPARE(threadsOfThisProcess(), before + 1);
 }
 
+QTEST_GUILESS_MAIN(TestEngineClient)
 #include "tst_engineclient.moc"
