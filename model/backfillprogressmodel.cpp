@@ -75,7 +75,8 @@ void BackfillProgressModel::flush()
         const backfill::PartitionState &p = m_pending[name];
         const int row = m_rowOf.value(name, -1);
         if (row < 0) {
-            added.push_back({p, std::nullopt});
+            const auto v = m_verdicts.find(name);  // verdicts may come before their partition
+            added.push_back({p, v == m_verdicts.end() ? std::nullopt : std::optional(*v)});
         } else if (!sameState(m_rows[row].state, p)) {
             m_rows[row].state = p;
             changed.push_back(row);
@@ -139,6 +140,7 @@ double BackfillProgressModel::workRate() const
 
 void BackfillProgressModel::setVerdicts(const QHash<QString, backfill::Verdict> &verdicts)
 {
+    m_verdicts = verdicts;
     int first = -1;
     int last = -1;
     for (int row = 0; row < int(m_rows.size()); ++row) {
@@ -171,6 +173,7 @@ void BackfillProgressModel::clear()
     beginResetModel();
     m_rows.clear();
     m_rowOf.clear();
+    m_verdicts.clear();
     m_validating = false;
     recount();
     endResetModel();

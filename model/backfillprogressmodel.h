@@ -49,7 +49,8 @@ public:
     // Queues one partition's new state (last one wins within an interval).
     void updatePartition(const backfill::PartitionState &partition);
     // The worst verdict over each partition's measures (keyed by partition name); applied
-    // at once. Partitions absent from `verdicts` keep none.
+    // at once, and to a partition still queued when it arrives. Partitions absent from
+    // `verdicts` keep none.
     void setVerdicts(const QHash<QString, backfill::Verdict> &verdicts);
     // While true, staged partitions without a verdict read "validating…".
     void setValidating(bool validating);
@@ -90,6 +91,7 @@ private:
 
     std::vector<Row> m_rows;
     QHash<QString, int> m_rowOf;
+    QHash<QString, backfill::Verdict> m_verdicts;  // the last setVerdicts(), by partition
     QHash<QString, backfill::PartitionState> m_pending;
     QStringList m_pendingOrder;
     QTimer m_flushTimer;

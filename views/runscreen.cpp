@@ -938,6 +938,8 @@ void RunScreen::applySnapshot(const backfill::BackfillProgress &snapshot)
             m_startedAt = created.toUTC();
     }
     const Phase phase = phaseOf(snapshot);
+    if (isTerminal(phase))
+        m_progress->flush();  // the table shows the partitions of the phase it ends on, not a beat later
     if (!first && !m_runToken && isTerminal(m_phase) && !isTerminal(phase))
         m_segmentPending = true;  // resumed elsewhere after a gap
     if (isTerminal(phase) && !m_finishedAt.isValid()) {
@@ -1034,7 +1036,9 @@ void RunScreen::logChanges(const backfill::BackfillProgress &before, const backf
         else if (p.state == "queued" && was == "staging")
             m_log->append(Level::Info, tr("%1 stopped before it was staged; it is queued again").arg(name));
     }
-    if (!m_heldLog.isEmpty() && (first || allPartitionsDone(after))) {
+    // Held lines wait for every partition's line, also when the first snapshot comes mid-run
+    // (the screen attached late): a run past staging counts as done.
+    if (!m_heldLog.isEmpty() && allPartitionsDone(after)) {
         for (const QString &line : std::as_const(m_heldLog))
             m_log->append(Level::Info, line);
         m_heldLog.clear();

@@ -97,6 +97,28 @@ private Q_SLOTS:
         QVERIFY(model.index(0, BackfillProgressModel::VerdictColumn).data().toString().contains(QStringLiteral("mismatch")));
     }
 
+    // The run's review can come back before the snapshot of its partitions is applied (the
+    // screen attaches to the backfill only when it finishes): its verdicts still show.
+    void verdictsThatComeBeforeTheirPartitionsShow()
+    {
+        BackfillProgressModel model;
+        model.setPartitions(window(3));  // queued, not applied
+        model.setVerdicts({{QStringLiteral("2026-01-01"), Verdict::Expected}, {QStringLiteral("2026-01-03"), Verdict::Unexpected}});
+        model.flush();
+        QCOMPARE(model.index(model.rowOf(QStringLiteral("2026-01-01")), BackfillProgressModel::VerdictColumn)
+                     .data(BackfillProgressModel::VerdictRole).toInt(),
+                 int(Verdict::Expected));
+        QCOMPARE(model.index(model.rowOf(QStringLiteral("2026-01-03")), BackfillProgressModel::VerdictColumn)
+                     .data(BackfillProgressModel::VerdictRole).toInt(),
+                 int(Verdict::Unexpected));
+        QVERIFY(!model.index(model.rowOf(QStringLiteral("2026-01-02")), BackfillProgressModel::VerdictColumn)
+                     .data(BackfillProgressModel::VerdictRole).isValid());
+        model.clear();  // forgets the verdicts with the partitions
+        model.setPartitions(window(3));
+        model.flush();
+        QVERIFY(!model.index(0, BackfillProgressModel::VerdictColumn).data(BackfillProgressModel::VerdictRole).isValid());
+    }
+
     void updatesAreRowSignalsNotResets()
     {
         BackfillProgressModel model;
