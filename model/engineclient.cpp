@@ -56,6 +56,10 @@ int registerTypes()
     qRegisterMetaType<backfill::BackfillProgress>();
     qRegisterMetaType<backfill::Throughput>();
     qRegisterMetaType<backfill::SchemaVersions>();
+    qRegisterMetaType<backfill::ReviewFacts>();
+    qRegisterMetaType<backfill::RowDiffPage>();
+    qRegisterMetaType<backfill::EdgeRows>();
+    qRegisterMetaType<backfill::ReviewPacketData>();
     qRegisterMetaType<DatabaseError>();
     return 0;
 }
@@ -250,6 +254,48 @@ quint64 EngineClient::schemaVersions()
                                            [this](quint64 tk, backfill::SchemaVersions v) {
                                                Q_EMIT schemaVersionsFinished(tk, v);
                                            });
+}
+
+quint64 EngineClient::facts(qint64 backfillId)
+{
+    const quint64 token = ++d->nextToken;
+    return start<backfill::ReviewFacts>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+                                        [backfillId](backfill::Engine &e, CancelTokenPtr) {
+                                            return backfill::reviewFacts(e, backfillId);
+                                        },
+                                        [this](quint64 tk, backfill::ReviewFacts f) { Q_EMIT factsFinished(tk, f); });
+}
+
+quint64 EngineClient::rowDiffPage(qint64 backfillId, const QString &partition, qint64 offset, int limit)
+{
+    const quint64 token = ++d->nextToken;
+    return start<backfill::RowDiffPage>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+                                        [backfillId, p = partition.toStdString(), offset, limit](backfill::Engine &e, CancelTokenPtr) {
+                                            return backfill::rowDiffPage(e, backfillId, p, offset, limit);
+                                        },
+                                        [this](quint64 tk, backfill::RowDiffPage page) { Q_EMIT rowDiffPageFinished(tk, page); });
+}
+
+quint64 EngineClient::edgeRows(qint64 backfillId, const QString &partition, int minutes)
+{
+    const quint64 token = ++d->nextToken;
+    return start<backfill::EdgeRows>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+                                     [backfillId, p = partition.toStdString(), minutes](backfill::Engine &e, CancelTokenPtr) {
+                                         return backfill::edgeRows(e, backfillId, p, minutes);
+                                     },
+                                     [this](quint64 tk, backfill::EdgeRows rows) { Q_EMIT edgeRowsFinished(tk, rows); });
+}
+
+quint64 EngineClient::packetData(qint64 backfillId)
+{
+    const quint64 token = ++d->nextToken;
+    return start<backfill::ReviewPacketData>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
+                                             [backfillId](backfill::Engine &e, CancelTokenPtr) {
+                                                 return backfill::reviewPacketData(e, backfillId);
+                                             },
+                                             [this](quint64 tk, backfill::ReviewPacketData data) {
+                                                 Q_EMIT packetDataFinished(tk, data);
+                                             });
 }
 
 void EngineClient::cancel(quint64 token)

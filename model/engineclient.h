@@ -18,6 +18,7 @@
 
 #include "backfill/calendarfacts.h"
 #include "backfill/engine.h"
+#include "backfill/reviewfacts.h"
 #include "backfill/spec.h"
 
 #include <QObject>
@@ -77,6 +78,14 @@ public:
     // The warehouse's Reprint schema version and this build's.
     quint64 schemaVersions();
 
+    // The review's read-only facts (backfill/reviewfacts.h): claim and lease, scope,
+    // transform hash, stored diffs; a page of a partition's row diff; the rows either side
+    // of a boundary; what a review packet shows.
+    quint64 facts(qint64 backfillId);
+    quint64 rowDiffPage(qint64 backfillId, const QString &partition, qint64 offset, int limit);
+    quint64 edgeRows(qint64 backfillId, const QString &partition, int minutes);
+    quint64 packetData(qint64 backfillId);
+
 Q_SIGNALS:
     void progressChanged(quint64 token, const reprint::backfill::BackfillProgress &progress);
     void statusFinished(quint64 token, const reprint::model::StatusRows &rows);
@@ -94,6 +103,10 @@ Q_SIGNALS:
     void partitionsChanged(quint64 token, const QString &model, const QDateTime &start, const QDateTime &end);
     void throughputFinished(quint64 token, const reprint::backfill::Throughput &throughput);
     void schemaVersionsFinished(quint64 token, const reprint::backfill::SchemaVersions &versions);
+    void factsFinished(quint64 token, const reprint::backfill::ReviewFacts &facts);
+    void rowDiffPageFinished(quint64 token, const reprint::backfill::RowDiffPage &page);
+    void edgeRowsFinished(quint64 token, const reprint::backfill::EdgeRows &rows);
+    void packetDataFinished(quint64 token, const reprint::backfill::ReviewPacketData &data);
     void failed(quint64 token, const reprint::model::DatabaseError &error);
 
 private:
@@ -119,3 +132,7 @@ Q_DECLARE_METATYPE(reprint::backfill::UndoOutcome)
 Q_DECLARE_METATYPE(reprint::backfill::BackfillProgress)
 Q_DECLARE_METATYPE(reprint::backfill::Throughput)
 Q_DECLARE_METATYPE(reprint::backfill::SchemaVersions)
+Q_DECLARE_METATYPE(reprint::backfill::ReviewFacts)
+Q_DECLARE_METATYPE(reprint::backfill::RowDiffPage)
+Q_DECLARE_METATYPE(reprint::backfill::EdgeRows)
+Q_DECLARE_METATYPE(reprint::backfill::ReviewPacketData)

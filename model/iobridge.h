@@ -1,7 +1,7 @@
 #pragma once
 // The process's one I/O thread, and the way back from it to the GUI thread.
 //
-// sharedIoThread(): every client of the GUI (EngineClient, ReviewFactsClient,
+// sharedIoThread(): every client of the GUI (EngineClient,
 // WarehouseClient, WarehouseCatalogClient) runs its coroutines on the one IoThread of the
 // process, held by shared ownership: it starts with the first client and is stopped and
 // joined when the last one goes (then coroutines still suspended are destroyed unresumed).

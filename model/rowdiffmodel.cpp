@@ -1,6 +1,6 @@
 #include "rowdiffmodel.h"
 
-#include "reviewfactsclient.h"
+#include "engineclient.h"
 
 #include <QBrush>
 #include <QColor>
@@ -43,12 +43,12 @@ QString textOf(const QJsonValue &v)
 
 } // namespace
 
-RowDiffModel::RowDiffModel(ReviewFactsClient *client, QObject *parent)
+RowDiffModel::RowDiffModel(EngineClient *client, QObject *parent)
     : QAbstractTableModel(parent)
     , m_client(client)
 {
-    connect(m_client, &ReviewFactsClient::rowDiffPageFinished, this, &RowDiffModel::pageArrived);
-    connect(m_client, &ReviewFactsClient::failed, this, [this](quint64 token, const DatabaseError &error) {
+    connect(m_client, &EngineClient::rowDiffPageFinished, this, &RowDiffModel::pageArrived);
+    connect(m_client, &EngineClient::failed, this, [this](quint64 token, const DatabaseError &error) {
         if (token != m_pending)
             return;
         m_pending = 0;

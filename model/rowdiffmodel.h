@@ -2,7 +2,7 @@
 // The row-level diff of one partition by key, for the boundary inspector: one row per
 // added, removed or changed row (changed first, then by key), with each column's old and
 // new value side by side. Rows arrive in batches: canFetchMore()/fetchMore() ask the
-// ReviewFactsClient for the next page, and the answer is appended with beginInsertRows.
+// EngineClient for the next page, and the answer is appended with beginInsertRows.
 // Never more than one page is in flight; an answer for an earlier partition is dropped.
 //
 // Columns: change, key, then "<column> old" and "<column> new" for each non-key column
@@ -19,7 +19,7 @@
 
 namespace reprint::model {
 
-class ReviewFactsClient;
+class EngineClient;
 
 class RowDiffModel : public QAbstractTableModel {
     Q_OBJECT
@@ -32,7 +32,7 @@ public:
         SideRole,                       // QString: "old" | "new" on value cells (headerData too)
     };
 
-    explicit RowDiffModel(ReviewFactsClient *client, QObject *parent = nullptr);
+    explicit RowDiffModel(EngineClient *client, QObject *parent = nullptr);
 
     // Starts over on `partition` of backfill `id`; `expected` is the diff's added + removed +
     // changed count (-1: unknown). No query runs until fetchMore().
@@ -66,7 +66,7 @@ private:
     };
     void pageArrived(quint64 token, const backfill::RowDiffPage &page);
 
-    ReviewFactsClient *m_client;
+    EngineClient *m_client;
     qint64 m_id = 0;
     QString m_partition;
     qint64 m_expected = -1;

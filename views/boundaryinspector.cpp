@@ -1,7 +1,6 @@
 #include "boundaryinspector.h"
 
 #include "engineclient.h"
-#include "reviewfactsclient.h"
 #include "rowdiffmodel.h"
 
 #include <QCheckBox>
@@ -81,11 +80,10 @@ QString keyText(const QString &json)
 
 } // namespace
 
-BoundaryInspector::BoundaryInspector(model::EngineClient *engine, model::ReviewFactsClient *facts, QWidget *parent)
+BoundaryInspector::BoundaryInspector(model::EngineClient *engine, QWidget *parent)
     : QWidget(parent)
     , m_engine(engine)
-    , m_facts(facts)
-    , m_rows(new model::RowDiffModel(facts, this))
+    , m_rows(new model::RowDiffModel(engine, this))
 {
     m_rows->setBatchSize(100);
     auto *layout = new QVBoxLayout(this);
@@ -253,7 +251,7 @@ BoundaryInspector::BoundaryInspector(model::EngineClient *engine, model::ReviewF
             showError(e);
         }
     });
-    connect(m_facts, &model::ReviewFactsClient::edgeRowsFinished, this, [this](quint64 token, const backfill::EdgeRows &e) {
+    connect(m_engine, &model::EngineClient::edgeRowsFinished, this, [this](quint64 token, const backfill::EdgeRows &e) {
         if (token != m_edgeToken)
             return;
         m_edgeToken = 0;
@@ -297,7 +295,7 @@ BoundaryInspector::BoundaryInspector(model::EngineClient *engine, model::ReviewF
                                     .arg(moved));
         Q_EMIT edgeRowsLoaded(partition(), int(e.rows.size()));
     });
-    connect(m_facts, &model::ReviewFactsClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
+    connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
         if (token == m_edgeToken) {
             m_edgeToken = 0;
             m_edgeNote->setText(e.sentence());
@@ -382,7 +380,7 @@ void BoundaryInspector::requestEdges()
     if (name.isEmpty())
         return;
     m_edgeNote->setText(tr("Loading…"));
-    m_edgeToken = m_facts->edgeRows(m_review.backfillId, name, m_minutes->value());
+    m_edgeToken = m_engine->edgeRows(m_review.backfillId, name, m_minutes->value());
 }
 
 void BoundaryInspector::applyColumnFilter()

@@ -25,7 +25,6 @@ class QCheckBox;
 
 namespace reprint::model {
 class EngineClient;
-class ReviewFactsClient;
 class RowDiffModel;
 struct DatabaseError;
 }
@@ -36,7 +35,7 @@ class BoundaryInspector : public QWidget {
     Q_OBJECT
 
 public:
-    BoundaryInspector(model::EngineClient *engine, model::ReviewFactsClient *facts, QWidget *parent = nullptr);
+    BoundaryInspector(model::EngineClient *engine, QWidget *parent = nullptr);
 
     // Lists the review's boundary partitions and opens the first one.
     void setReview(const backfill::Review &review);
@@ -63,7 +62,6 @@ private:
     void showError(const model::DatabaseError &error);
 
     model::EngineClient *m_engine;
-    model::ReviewFactsClient *m_facts;
     model::RowDiffModel *m_rows;
     backfill::Review m_review;
     quint64 m_diffToken = 0;

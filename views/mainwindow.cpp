@@ -588,7 +588,7 @@ void MainWindow::buildCentre()
     m_run = new RunScreen(m_engine);
     m_run->setObjectName(QStringLiteral("runScreen"));
     m_tabs->addTab(m_run, tr("Run"));
-    m_review = new ReviewScreen;
+    m_review = new ReviewScreen(m_engine);
     m_review->setObjectName(QStringLiteral("reviewScreen"));
     m_tabs->addTab(m_review, tr("Review"));
 
@@ -658,10 +658,8 @@ bool MainWindow::openSpec(const QString &path, const QString &conninfo, QString 
     const bool wasDemo = m_modelStack->currentWidget() == m_demoPage;
     // The engine gets the spec first: loading the sidebar selects a model, which shows
     // its calendar.
-    if (auto spec = backfill::loadSpec(path.toStdString())) {
+    if (auto spec = backfill::loadSpec(path.toStdString()))
         m_engine->setSpec(*spec, conninfo.isEmpty() ? QString::fromStdString(spec->warehouse) : conninfo);
-        m_review->setSpec(*spec, conninfo.isEmpty() ? QString::fromStdString(spec->warehouse) : conninfo);
-    }
     QString why;
     if (!m_specModels->load(path, &why)) {
         if (error)

@@ -6,7 +6,6 @@
 #include "boundaryinspector.h"
 #include "engineclient.h"
 #include "historyview.h"
-#include "reviewfactsclient.h"
 #include "reviewmodel.h"
 #include "reviewproxymodel.h"
 
@@ -239,10 +238,9 @@ private:
 
 } // namespace
 
-ReviewScreen::ReviewScreen(QWidget *parent)
+ReviewScreen::ReviewScreen(model::EngineClient *engine, QWidget *parent)
     : QWidget(parent)
-    , m_engine(new model::EngineClient(this))
-    , m_factsClient(new model::ReviewFactsClient(this))
+    , m_engine(engine)
     , m_model(new ReviewModel(this))
     , m_proxy(new model::ReviewProxyModel(this))
     , m_chartValues(new ChartValues(this))
@@ -257,7 +255,7 @@ ReviewScreen::ReviewScreen(QWidget *parent)
         m_reviewToken = 0;
         reviewArrived(r);
     });
-    connect(m_factsClient, &model::ReviewFactsClient::factsFinished, this, [this](quint64 token, const backfill::ReviewFacts &f) {
+    connect(m_engine, &model::EngineClient::factsFinished, this, [this](quint64 token, const backfill::ReviewFacts &f) {
         if (token != m_factsToken)
             return;
         m_factsToken = 0;
@@ -268,7 +266,7 @@ ReviewScreen::ReviewScreen(QWidget *parent)
         updateActions();
         Q_EMIT factsLoaded(m_id);
     });
-    connect(m_factsClient, &model::ReviewFactsClient::packetDataFinished, this,
+    connect(m_engine, &model::EngineClient::packetDataFinished, this,
             [this](quint64 token, const backfill::ReviewPacketData &data) {
                 if (token != m_packetToken)
                     return;
@@ -282,18 +280,6 @@ ReviewScreen::ReviewScreen(QWidget *parent)
                 setNote(tr("Exported the review of backfill %1 to %2.").arg(data.review.backfillId).arg(m_packetPath), false);
                 Q_EMIT exported(data.review.backfillId, m_packetPath);
             });
-    connect(m_factsClient, &model::ReviewFactsClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
-        if (token == m_packetToken) {
-            m_packetToken = 0;
-            setNote(tr("Could not export the review: %1").arg(e.sentence()), true);
-            Q_EMIT actionFailed(m_id, e);
-            return;
-        }
-        if (token != m_factsToken)
-            return;
-        m_factsToken = 0;
-        setNote(tr("Could not read the backfill's claim and scope: %1").arg(e.sentence()), true);
-    });
     connect(m_engine, &model::EngineClient::publishFinished, this, [this](quint64 token, const backfill::PublishOutcome &o) {
         if (token != m_publishToken)
             return;
@@ -352,6 +338,17 @@ ReviewScreen::ReviewScreen(QWidget *parent)
         Q_EMIT revalidated(old, o.id);
     });
     connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
+        if (token == m_packetToken) {
+            m_packetToken = 0;
+            setNote(tr("Could not export the review: %1").arg(e.sentence()), true);
+            Q_EMIT actionFailed(m_id, e);
+            return;
+        }
+        if (token == m_factsToken) {
+            m_factsToken = 0;
+            setNote(tr("Could not read the backfill's claim and scope: %1").arg(e.sentence()), true);
+            return;
+        }
         if (token == m_reviewToken) {
             m_reviewToken = 0;
             m_title->setText(tr("Backfill %1").arg(m_id));
@@ -387,25 +384,6 @@ ReviewScreen::ReviewScreen(QWidget *parent)
 }
 
 ReviewScreen::~ReviewScreen() = default;
-
-void ReviewScreen::setSpec(const backfill::Spec &spec, const QString &conninfo)
-{
-    m_engine->setSpec(spec, conninfo);
-    m_factsClient->setSpec(spec, conninfo);
-}
-
-bool ReviewScreen::setSpecFile(const QString &path, const QString &conninfo, QString *error)
-{
-    auto spec = backfill::loadSpec(path.toStdString());
-    if (!spec) {
-        if (error)
-            *error = q(spec.error().message);
-        return false;
-    }
-    const QString db = conninfo.isEmpty() ? q(spec->warehouse) : conninfo;
-    setSpec(*spec, db);
-    return true;
-}
 
 void ReviewScreen::buildUi()
 {
@@ -486,7 +464,7 @@ void ReviewScreen::buildUi()
     m_tabs->setObjectName(QStringLiteral("reviewTabs"));
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(buildTotalsPage(), tr("Totals"));
-    m_inspector = new BoundaryInspector(m_engine, m_factsClient, m_tabs);
+    m_inspector = new BoundaryInspector(m_engine, m_tabs);
     m_tabs->addTab(m_inspector, tr("Boundary Inspector"));
     m_history = new HistoryView(m_engine, m_tabs);
     m_tabs->addTab(m_history, tr("History"));
@@ -562,7 +540,7 @@ void ReviewScreen::exportReview(const QString &path)
     if (m_id <= 0 || m_packetToken)
         return;
     m_packetPath = path;
-    m_packetToken = m_factsClient->packetData(m_id);
+    m_packetToken = m_engine->packetData(m_id);
     setNote(tr("Exporting the review of backfill %1 to %2…").arg(m_id).arg(path), false);
 }
 
@@ -970,7 +948,7 @@ void ReviewScreen::openBackfill(qint64 id)
     m_haveFacts = false;
     m_openedAtMs = QDateTime::currentMSecsSinceEpoch();
     m_reviewToken = m_engine->review(id);
-    m_factsToken = m_factsClient->facts(id);
+    m_factsToken = m_engine->facts(id);
     m_title->setText(tr("Backfill %1").arg(id));
     updateActions();
 }

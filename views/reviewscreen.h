@@ -15,7 +15,8 @@
 // Drift reported by publish opens a dialog that says what changed and offers to
 // re-validate (abandon, then back-fill the same window again).
 //
-// Thread affinity: GUI thread. The screen owns its EngineClient and ReviewFactsClient.
+// Thread affinity: GUI thread. The EngineClient is the window's, shared with the other
+// screens; the screen answers only the tokens it asked for.
 
 #include "backfill/reviewfacts.h"
 #include "backfill/spec.h"
@@ -39,7 +40,6 @@ class QFrame;
 
 namespace reprint::model {
 class EngineClient;
-class ReviewFactsClient;
 class ReviewModel;
 class ReviewProxyModel;
 struct DatabaseError;
@@ -54,13 +54,10 @@ class ReviewScreen : public QWidget {
     Q_OBJECT
 
 public:
-    explicit ReviewScreen(QWidget *parent = nullptr);
+    // Every read and publish goes through `engine` (not owned; the window's one client),
+    // with the spec and connection it was given.
+    explicit ReviewScreen(model::EngineClient *engine, QWidget *parent = nullptr);
     ~ReviewScreen() override;
-
-    // The spec and connection every read and publish uses. Loading a spec file returns
-    // false, with the loader's message in *error, when it cannot be loaded.
-    void setSpec(const backfill::Spec &spec, const QString &conninfo);
-    bool setSpecFile(const QString &path, const QString &conninfo, QString *error = nullptr);
 
     // Loads the stored review of backfill `id` and its facts; reviewLoaded() follows.
     void openBackfill(qint64 id);
@@ -154,7 +151,6 @@ private:
     void setNote(const QString &text, bool problem = false);
 
     model::EngineClient *m_engine;
-    model::ReviewFactsClient *m_factsClient;
     model::ReviewModel *m_model;
     model::ReviewProxyModel *m_proxy;
     class ChartValues;

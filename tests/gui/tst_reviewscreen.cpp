@@ -165,9 +165,10 @@ private Q_SLOTS:
         const std::string db = test::demoCopy("tst_reviewscreen_columns");
         const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"));
         QVERIFY(id > 0);
-        ReviewScreen screen;
+        model::EngineClient screenEngine;
+        ReviewScreen screen(&screenEngine);
         screen.resize(1280, 800);
-        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screenEngine.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
         screen.show();
         QVERIFY(openAndWait(screen, id));
         QTableView *table = screen.totalsTable();
@@ -277,9 +278,10 @@ private Q_SLOTS:
         const std::string db = test::demoCopy("tst_reviewscreen_edges");
         const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"));
         QVERIFY(id > 0);
-        ReviewScreen screen;
+        model::EngineClient screenEngine;
+        ReviewScreen screen(&screenEngine);
         screen.resize(1280, 800);
-        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screenEngine.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
         screen.show();
         QSignalSpy edges(screen.inspector(), &views::BoundaryInspector::edgeRowsLoaded);
         QVERIFY(openAndWait(screen, id));
@@ -319,9 +321,10 @@ private Q_SLOTS:
         const std::string db2 = test::demoCopy("tst_reviewscreen_edges_berlin");
         const qint64 id2 = test::stageBackfill(db2, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"), nullptr, berlin);
         QVERIFY(id2 > 0);
-        ReviewScreen other;
+        model::EngineClient otherEngine;
+        ReviewScreen other(&otherEngine);
         other.resize(1280, 800);
-        other.setSpec(test::loadDemoSpec(berlin), QString::fromStdString(db2));
+        otherEngine.setSpec(test::loadDemoSpec(berlin), QString::fromStdString(db2));
         other.show();
         QSignalSpy edges2(other.inspector(), &views::BoundaryInspector::edgeRowsLoaded);
         QVERIFY(openAndWait(other, id2));
@@ -342,9 +345,10 @@ private Q_SLOTS:
         const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"));
         const qint64 one = test::stageBackfill(db, QStringLiteral("2026-03-20"), QStringLiteral("2026-03-20"));
         QVERIFY(id > 0 && one > 0);
-        ReviewScreen screen;
+        model::EngineClient screenEngine;
+        ReviewScreen screen(&screenEngine);
         screen.resize(1280, 800);
-        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screenEngine.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
         screen.show();
         QVERIFY(openAndWait(screen, id));
         QVERIFY2(screen.ruleText(3).contains(QStringLiteral("replaces the 6 partitions in one transaction")), qPrintable(screen.ruleText(3)));
@@ -422,9 +426,10 @@ private Q_SLOTS:
         int code = -1;
         const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-10"), QStringLiteral("2026-03-14"), &code);
         QCOMPARE(code, 3);
-        ReviewScreen screen;
+        model::EngineClient screenEngine;
+        ReviewScreen screen(&screenEngine);
         screen.resize(1280, 800);
-        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screenEngine.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
         screen.show();
         // From asking for the stored review to the first paint of the table holding it.
         PaintWatch painted(screen.totalsTable()->viewport(), [&] { return screen.reviewModel()->review().backfillId == id; });
@@ -483,9 +488,10 @@ private Q_SLOTS:
         QCOMPARE(code, 3);
         const std::string ids = std::to_string(id);
         const std::string stage = test::scalar(db, "SELECT stage_table FROM reprint.backfills WHERE id = $1", {ids});
-        ReviewScreen screen;
+        model::EngineClient screenEngine;
+        ReviewScreen screen(&screenEngine);
         screen.resize(1280, 800);
-        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screenEngine.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
         screen.show();
         QVERIFY(openAndWait(screen, id));
         QTRY_VERIFY(screen.abandonButton()->isVisible() && screen.abandonButton()->isEnabled());
@@ -525,9 +531,10 @@ private Q_SLOTS:
         QVERIFY2(p.exitCode == 0, qPrintable(p.err));
         const qint64 root = std::stoll(test::scalar(db, "SELECT min(id) FROM reprint.backfills"));
         const qint64 member = std::stoll(test::scalar(db, "SELECT id FROM reprint.backfills WHERE parent_id IS NOT NULL"));
-        ReviewScreen screen;
+        model::EngineClient screenEngine;
+        ReviewScreen screen(&screenEngine);
         screen.resize(1280, 800);
-        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screenEngine.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
         screen.show();
         QVERIFY(openAndWait(screen, root));
         QTabBar *tabs = screen.cascadeTabs();
@@ -574,9 +581,10 @@ private Q_SLOTS:
                                                    "WHERE o.ordered_at >= '2026-03-09 00:00+00' AND o.ordered_at < '2026-03-15 00:00+00'");
         const std::string before = test::scalar(db, "SELECT sum(revenue)::text FROM analytics.fct_order_lines "
                                                     "WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14'");
-        ReviewScreen screen;
+        model::EngineClient screenEngine;
+        ReviewScreen screen(&screenEngine);
         screen.resize(1280, 800);
-        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screenEngine.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
         screen.show();
         QVERIFY(openAndWait(screen, id));
         QVERIFY(screen.approveButton()->isEnabled());
@@ -666,9 +674,10 @@ private Q_SLOTS:
         QVERIFY(test::execute(db, "UPDATE analytics.fct_order_lines SET quantity = quantity + 1 "
                                   "WHERE order_line_id = (SELECT min(order_line_id) FROM analytics.fct_order_lines WHERE order_date = '2026-03-12')")
                     .ok());
-        ReviewScreen screen;
+        model::EngineClient screenEngine;
+        ReviewScreen screen(&screenEngine);
         screen.resize(1280, 800);
-        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        screenEngine.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
         screen.show();
         QVERIFY(openAndWait(screen, id));
         QVERIFY(QTest::qWaitFor([&] { return screen.undoButton()->isEnabled(); }, 10000));
@@ -724,9 +733,11 @@ private Q_SLOTS:
         }(*writer)).get();
         QVERIFY(held.ok());
 
-        ReviewScreen screen;
+        model::EngineClient screenEngine;
+
+        ReviewScreen screen(&screenEngine);
         screen.resize(1280, 800);
-        screen.setSpec(test::loadDemoSpec(spec), QString::fromStdString(db));
+        screenEngine.setSpec(test::loadDemoSpec(spec), QString::fromStdString(db));
         screen.show();
         QVERIFY(openAndWait(screen, id));
         QVERIFY(approve(screen, false, QStringLiteral("will be cancelled")));
@@ -754,8 +765,9 @@ private Q_SLOTS:
         int code = -1;
         const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"), &code);
         QCOMPARE(code, 0);
-        ReviewScreen screen;
-        screen.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
+        model::EngineClient screenEngine;
+        ReviewScreen screen(&screenEngine);
+        screenEngine.setSpec(test::loadDemoSpec(), QString::fromStdString(db));
         screen.show();
         QVERIFY(openAndWait(screen, id));
         QVERIFY(screen.approveButton()->isEnabled());
@@ -790,8 +802,9 @@ private Q_SLOTS:
         int code = -1;
         const qint64 id = test::stageBackfill(db, QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"), &code, spec);
         QCOMPARE(code, 0);
-        ReviewScreen screen;
-        screen.setSpec(test::loadDemoSpec(spec), QString::fromStdString(db));
+        model::EngineClient screenEngine;
+        ReviewScreen screen(&screenEngine);
+        screenEngine.setSpec(test::loadDemoSpec(spec), QString::fromStdString(db));
         screen.show();
         QVERIFY(openAndWait(screen, id));
         QVERIFY(screen.facts().fourEyes);

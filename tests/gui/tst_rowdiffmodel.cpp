@@ -3,7 +3,6 @@
 #include "reviewfixture.h"
 
 #include "engineclient.h"
-#include "reviewfactsclient.h"
 #include "rowdiffmodel.h"
 
 #include <QAbstractItemModelTester>
@@ -51,7 +50,7 @@ private Q_SLOTS:
         const qint64 total = diff.added + diff.removed + diff.changed;
         QVERIFY2(total > 25, qPrintable(QString::number(total)));
 
-        model::ReviewFactsClient client;
+        model::EngineClient client;
         client.setSpec(m_spec, QString::fromStdString(m_db));
         model::RowDiffModel model(&client);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -103,7 +102,7 @@ private Q_SLOTS:
                                                         "WHERE o.ordered_at >= '2026-03-09 18:00+00' AND o.ordered_at < '2026-03-10 00:00+00'");
         QCOMPARE(QString::number(diff.added), QString::fromStdString(expected));
 
-        model::ReviewFactsClient client;
+        model::EngineClient client;
         client.setSpec(m_spec, QString::fromStdString(m_db));
         model::RowDiffModel model(&client);
         QSignalSpy batches(&model, &model::RowDiffModel::batchLoaded);
@@ -131,9 +130,9 @@ private Q_SLOTS:
 
     void edgeRowsShowTheSlip()
     {
-        model::ReviewFactsClient client;
+        model::EngineClient client;
         client.setSpec(m_spec, QString::fromStdString(m_db));
-        QSignalSpy done(&client, &model::ReviewFactsClient::edgeRowsFinished);
+        QSignalSpy done(&client, &model::EngineClient::edgeRowsFinished);
         client.edgeRows(m_id, QStringLiteral("2026-03-10"), 60);
         QVERIFY(done.wait(60000));
         const auto rows = done.first().at(1).value<backfill::EdgeRows>();

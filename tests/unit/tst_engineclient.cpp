@@ -4,7 +4,6 @@
 // client of the process shares one I/O thread.
 
 #include "engineclient.h"
-#include "reviewfactsclient.h"
 #include "warehousecatalogclient.h"
 #include "warehouseclient.h"
 
@@ -117,7 +116,6 @@ void TestEngineClient::oneIoThreadForEveryClient()
 {
     const int before = threadsOfThisProcess();
     auto engine = std::make_unique<model::EngineClient>();
-    model::ReviewFactsClient facts;
     model::WarehouseClient warehouse;
     model::WarehouseCatalogClient catalog;
     model::EngineClient second;
