@@ -53,6 +53,7 @@ QByteArray calendarCacheJson(const backfill::Model &model, const CalendarCache &
             {QStringLiteral("start"), s.partition.start.toSecsSinceEpoch()},
             {QStringLiteral("rows"), s.rows},
             {QStringLiteral("measures"), pairsJson(s.measures)},
+            {QStringLiteral("checksRead"), s.checksRead},
             {QStringLiteral("checks"), pairsJson(s.checks)},
             {QStringLiteral("checkValues"), pairsJson(s.checkValues)},
             {QStringLiteral("loadedAt"), q(s.loadedAt)},
@@ -83,6 +84,7 @@ std::optional<CalendarCache> calendarCacheFromJson(const QByteArray &text, const
             QDateTime::fromSecsSinceEpoch(qint64(o.value(QStringLiteral("start")).toDouble()), zone));
         r.rows = qint64(o.value(QStringLiteral("rows")).toDouble());
         r.measures = pairsOf(o.value(QStringLiteral("measures")));
+        r.checksRead = o.value(QStringLiteral("checksRead")).toBool(true);
         r.checks = pairsOf(o.value(QStringLiteral("checks")));
         r.checkValues = pairsOf(o.value(QStringLiteral("checkValues")));
         r.loadedAt = o.value(QStringLiteral("loadedAt")).toString().toStdString();

@@ -137,13 +137,13 @@ quint64 start(EngineClient *self, const IoLane &io, std::shared_ptr<backfill::En
 
 } // namespace
 
-quint64 EngineClient::status(const QString &model, const QString &from, const QString &to)
+quint64 EngineClient::status(const QString &model, const QString &from, const QString &to, backfill::StatusReads reads)
 {
     const quint64 token = ++d->nextToken;
     auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
     return start<StatusRows>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
-                             [m = model.toStdString(), f = from.toStdString(), t = to.toStdString()](backfill::Engine &e, CancelTokenPtr c) {
-                                 return e.status(m, f, t, c);
+                             [m = model.toStdString(), f = from.toStdString(), t = to.toStdString(), reads](backfill::Engine &e, CancelTokenPtr c) {
+                                 return e.status(m, f, t, c, reads);
                              },
                              [this](quint64 tk, StatusRows rows) {
                                  Q_EMIT statusFinished(tk, rows);

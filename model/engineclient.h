@@ -45,7 +45,8 @@ public:
     bool hasSpec() const;
     const backfill::Spec &spec() const;
 
-    quint64 status(const QString &model, const QString &from, const QString &to);
+    quint64 status(const QString &model, const QString &from, const QString &to,
+                   backfill::StatusReads reads = backfill::StatusReads::TotalsAndChecks);
     quint64 backfill(const backfill::BackfillRequest &request);
     quint64 review(qint64 backfillId);
     quint64 rowDiff(qint64 backfillId, const QString &partition);

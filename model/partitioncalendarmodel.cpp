@@ -31,6 +31,12 @@ double parseNumber(const std::string &text)
     return ok ? v : std::numeric_limits<double>::quiet_NaN();
 }
 
+// Whether two reads of a partition found the same totals (rows and every measure).
+bool sameTotals(const StatusRow &a, const StatusRow &b)
+{
+    return a.rows == b.rows && a.measures == b.measures;
+}
+
 QColor mix(const QColor &a, const QColor &b, double t)
 {
     t = std::clamp(t, 0.0, 1.0);
@@ -136,7 +142,9 @@ void PartitionCalendarModel::updateDerived(Cell &c) const
         c.measureValues.push_back(parseNumber(value));
     if (!s.loadedAt.empty())
         c.loadedAt = QDateTime::fromString(q(s.loadedAt), Qt::ISODate);
-    if (s.checks.empty()) {
+    if (!s.checksRead && !m_model.checks.empty()) {
+        c.health = Health::Unknown;  // the totals came first; the checks follow
+    } else if (s.checks.empty()) {
         c.health = Health::NoChecks;
     } else {
         c.health = Health::Ok;
@@ -169,7 +177,18 @@ void PartitionCalendarModel::setStatus(const StatusRows &rows)
         if (it == byStart.end())
             continue;
         Cell &c = m_cells[it->second];
-        c.status = r;
+        const bool keepVerdicts = !r.checksRead && c.status && c.status->checksRead && sameTotals(*c.status, r);
+        if (keepVerdicts) {
+            // The totals the verdicts were made on have not changed: they stay until the
+            // checks are read again.
+            StatusRow kept = r;
+            kept.checksRead = true;
+            kept.checks = c.status->checks;
+            kept.checkValues = c.status->checkValues;
+            c.status = std::move(kept);
+        } else {
+            c.status = r;
+        }
         updateDerived(c);
         firstRow = std::min(firstRow, c.row);
         lastRow = std::max(lastRow, c.row);
@@ -527,7 +546,7 @@ QVariantList PartitionCalendarModel::checksOf(const Cell &c) const
         return out;
     const StatusRow &s = *c.status;
     for (const backfill::Check &check : m_model.checks) {
-        QString state = QStringLiteral("unknown");
+        QString state = s.checksRead ? QStringLiteral("unknown") : QStringLiteral("checking");
         std::string source;
         for (const auto &[name, st] : s.checks)
             if (name == check.name)
@@ -721,7 +740,7 @@ QString PartitionCalendarModel::toolTipOf(int ordinal) const
     for (const QVariant &v : checksOf(c)) {
         const QVariantMap m = v.toMap();
         const QString state = m.value(QStringLiteral("state")).toString();
-        const QString mark = state == QLatin1String("ok") ? QStringLiteral("✓") : state == QLatin1String("mismatch") ? QStringLiteral("✗") : QStringLiteral("?");
+        const QString mark = state == QLatin1String("ok") ? QStringLiteral("✓") : state == QLatin1String("mismatch") ? QStringLiteral("✗") : state == QLatin1String("checking") ? QStringLiteral("…") : QStringLiteral("?");
         html += QStringLiteral("<br>%1 %2").arg(mark, m.value(QStringLiteral("name")).toString().toHtmlEscaped());
         if (m.contains(QStringLiteral("difference")) && state == QLatin1String("mismatch"))
             html += QStringLiteral(" (%1)").arg(m.value(QStringLiteral("difference")).toString());

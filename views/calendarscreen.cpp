@@ -59,16 +59,17 @@ bool isDark(const QColor &c)
     return 0.299 * c.redF() + 0.587 * c.greenF() + 0.114 * c.blueF() < 0.55;
 }
 
-// How many partitions one status request covers.
+// How many partitions one request for the checks covers: each check is a scan of its
+// source, cheapest in one pass over a long range; a year a request still shows progress.
 int chunkSize(Grain grain)
 {
     switch (grain) {
     case Grain::Hour: return 31 * 24;
-    case Grain::Day: return 92;
+    case Grain::Day: return 366;
     case Grain::Week: return 106;
     case Grain::Month: return 60;
     }
-    return 92;
+    return 366;
 }
 
 QString namesText(const PartitionCalendarModel &calendar, int first, int last)
@@ -717,10 +718,19 @@ void CalendarScreen::startChunks(int firstOrdinal, int lastOrdinal)
 {
     if (m_refreshing)
         cancelRefresh();
+    // The totals of the whole range in one read paint every cell at once; the source
+    // checks, many times dearer, follow newest first. A few partitions (a change announced)
+    // are read whole in one go.
+    constexpr int kReadWhole = 31;
     m_chunks.clear();
-    const int size = chunkSize(m_calendar->grain());
-    for (int hi = lastOrdinal; hi >= firstOrdinal; hi -= size)
-        m_chunks.emplace_back(std::max(firstOrdinal, hi - size + 1), hi);
+    m_chunks.push_back({firstOrdinal, lastOrdinal, backfill::StatusReads::Totals});
+    if (!m_calendar->model().checks.empty() && lastOrdinal - firstOrdinal + 1 > kReadWhole) {
+        const int size = chunkSize(m_calendar->grain());
+        for (int hi = lastOrdinal; hi >= firstOrdinal; hi -= size)
+            m_chunks.push_back({std::max(firstOrdinal, hi - size + 1), hi, backfill::StatusReads::TotalsAndChecks});
+    } else {
+        m_chunks.front().reads = backfill::StatusReads::TotalsAndChecks;  // nothing more to read
+    }
     m_chunksDone = 0;
     m_refreshing = true;
     m_refreshStarted = QDateTime::currentDateTimeUtc();
@@ -742,9 +752,9 @@ void CalendarScreen::requestNextChunk()
             finishRefresh(true, {});
         return;
     }
-    const auto [first, last] = m_chunks[m_chunksDone];
-    m_statusToken = m_engine->status(m_modelName, q(m_calendar->partition(first).name),
-                                     q(m_calendar->partition(last).name));
+    const Chunk &chunk = m_chunks[m_chunksDone];
+    m_statusToken = m_engine->status(m_modelName, q(m_calendar->partition(chunk.first).name),
+                                     q(m_calendar->partition(chunk.last).name), chunk.reads);
 }
 
 void CalendarScreen::onStatus(quint64 token, const model::StatusRows &rows)
@@ -753,6 +763,8 @@ void CalendarScreen::onStatus(quint64 token, const model::StatusRows &rows)
         return;
     m_statusToken = 0;
     m_calendar->setStatus(rows);
+    if (m_chunksDone == 0)
+        Q_EMIT totalsShown();
     ++m_chunksDone;
     m_progress->setValue(int(m_chunksDone) + (m_historyPending ? 0 : 1));
     updateDetail(m_view->selectionLast());
@@ -1362,7 +1374,9 @@ void CalendarScreen::updateDetail(int ordinal)
                                                      : QStringLiteral("<span style='color:#e0a82e'>?</span>");
             html += QStringLiteral("<p style='margin:0'>%1 %2<br>").arg(mark, c.value(QStringLiteral("name")).toString().toHtmlEscaped());
             const QString source = c.value(QStringLiteral("source")).toString();
-            html += QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;") + (source.isEmpty()
+            html += QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;") + (state == QLatin1String("checking")
+                    ? tr("%1; reading the source…").arg(c.value(QStringLiteral("value")).toString())
+                    : source.isEmpty()
                     ? tr("%1; source: no value").arg(c.value(QStringLiteral("value")).toString())
                     : tr("%1 vs source %2").arg(c.value(QStringLiteral("value")).toString(), source));
             if (state == QLatin1String("mismatch") && c.contains(QStringLiteral("difference")))

@@ -100,6 +100,9 @@ Q_SIGNALS:
     void refreshFinished(bool ok);
     // The cached statistics of the model shown were read and are shown.
     void cacheShown();
+    // A refresh's first read, the totals of every partition, is shown; the checks follow
+    // (their cells show "checking" until then, or the verdicts of totals that did not change).
+    void totalsShown();
     // The warehouse announced a change to partitions first..last (names) of the model
     // shown; their re-read starts now or after the refresh running.
     void changeAnnounced(const QString &from, const QString &to);
@@ -141,7 +144,13 @@ private:
     model::Plan m_plan;
 
     // Refresh: chunks of ordinals, asked newest first, one at a time.
-    std::vector<std::pair<int, int>> m_chunks;
+    // The requests of a refresh: the totals of the whole range first, then the checks.
+    struct Chunk {
+        int first = 0;
+        int last = 0;
+        backfill::StatusReads reads = backfill::StatusReads::TotalsAndChecks;
+    };
+    std::vector<Chunk> m_chunks;
     std::size_t m_chunksDone = 0;
     quint64 m_statusToken = 0;
     quint64 m_cacheGeneration = 0;  // the showModel() a cache being read belongs to

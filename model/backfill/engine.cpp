@@ -197,7 +197,7 @@ Task<Result<int>> Engine::init()
 }
 
 Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::string from, std::string to,
-                                                    CancelTokenPtr cancel)
+                                                    CancelTokenPtr cancel, StatusReads reads)
 {
     if (from.empty() != to.empty())
         co_return usage("status needs both --from and --to, or neither (then the latest " + std::to_string(kLatestPartitions)
@@ -216,10 +216,19 @@ Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::
     const Model *m = (*s)->model;
     const Window *w = &*(*s)->window;
 
+    // The checks scan the source on connections of their own while the totals are read.
+    const bool withChecks = reads == StatusReads::TotalsAndChecks;
+    PendingChecks pending;
+    if (withChecks) {
+        const auto executor = co_await asio::this_coro::executor;
+        pending = startChecks(executor, m_conninfo, sql, w->first(), w->last(), cancel);
+    }
     auto totals = co_await readTotals(c, sql, sql.target, w->first(), w->last());
+    Result<CheckValues> checks = CheckValues{};
+    if (withChecks)
+        checks = co_await awaitChecks(std::move(pending));  // on every path: `sql` must outlive it
     if (!totals)
         co_return totals.error();
-    auto checks = co_await readChecksAtOnce(m_conninfo, sql, w->first(), w->last(), cancel);
     if (!checks)
         co_return checks.error();
     auto loads = co_await c.query(
@@ -250,7 +259,10 @@ Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::
         row.rows = std::stoll(*totalOf(*totals, key, 0));
         for (std::size_t i = 0; i < m->measures.size(); ++i)
             row.measures.emplace_back(m->measures[i], totalOf(*totals, key, i + 1).value_or(""));
+        row.checksRead = withChecks;
         for (const Check &ck : m->checks) {
+            if (!withChecks)
+                break;
             const Value source = checkOf(*checks, ck.name, key);
             const Value mine = totalOf(*totals, key, measureIndex(*m, ck.measure));
             std::string state = !source ? "unknown" : agrees(mine, source, ck.tolerance) ? "ok" : "mismatch";

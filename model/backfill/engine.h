@@ -173,10 +173,16 @@ struct PublishOutcome {
     Timings timings;
 };
 
+// What Engine::status reads: the target's totals alone, or the source checks too.
+enum class StatusReads { Totals, TotalsAndChecks };
+
 struct StatusRow {
     Partition partition;
     long long rows = 0;
     std::vector<std::pair<std::string, std::string>> measures;   // name -> sum (text)
+    // False when the checks were not read (StatusReads::Totals): then checks and
+    // checkValues are empty although the model may have checks.
+    bool checksRead = true;
     std::vector<std::pair<std::string, std::string>> checks;     // check name -> ok|mismatch|unknown
     std::vector<std::pair<std::string, std::string>> checkValues; // check name -> source value
     std::string loadedAt;        // ISO text, empty when unknown
@@ -256,9 +262,11 @@ public:
     // `from` and `to` both empty: the kLatestPartitions partitions that end with the newest
     // one holding rows (the rows say which window that was). A Data error if the target
     // holds no rows.
+    // `reads`: Totals leaves the checks unread (StatusRow::checksRead false): the source
+    // scans cost many times the totals, so a calendar paints the totals first.
     static constexpr int kLatestPartitions = 31;
     Task<Result<std::vector<StatusRow>>> status(std::string model, std::string from, std::string to,
-                                                CancelTokenPtr cancel = {});
+                                                CancelTokenPtr cancel = {}, StatusReads reads = StatusReads::TotalsAndChecks);
     Task<Result<RunOutcome>> run(std::string model, std::string partition, CancelTokenPtr cancel = {});
     Task<Result<BackfillOutcome>> backfill(BackfillRequest request, ProgressFn progress = {},
                                            CancelTokenPtr cancel = {});

@@ -512,6 +512,65 @@ private Q_SLOTS:
         QVERIFY(f.field("from")->text().isEmpty());
     }
 
+    // A refresh paints every partition's totals in one read, then reads the source checks:
+    // when the totals show, the checks of a partition never read say "checking" (not a
+    // verdict); after the checks, the demo's bug shows; a second refresh keeps the verdicts
+    // of totals that did not change while the checks are read again.
+    void totalsFirstThenChecks()
+    {
+        QDir(QStandardPaths::writableLocation(QStandardPaths::CacheLocation)).removeRecursively();
+        Fixture f("tst_calendarscreen_totals");
+        const QString bad = QStringLiteral("2026-03-10");
+        const QString good = QStringLiteral("2026-03-02");
+        struct Seen {
+            int times = 0;
+            bool finished = false;
+            qint64 rows = -1;
+            QStringList badStates;
+            bool badFailing = false;
+        } seen;
+        auto statesOf = [&f](const QString &name) {
+            QStringList out;
+            const QModelIndex idx = f.calendar()->indexOfOrdinal(f.ordinal(name));
+            for (const QVariant &v : idx.data(PartitionCalendarModel::ChecksRole).toList())
+                out << v.toMap().value(QStringLiteral("state")).toString();
+            return out;
+        };
+        QSignalSpy done(f.screen.get(), &CalendarScreen::refreshFinished);
+        connect(f.screen.get(), &CalendarScreen::totalsShown, this, [&] {
+            ++seen.times;
+            seen.finished = !done.isEmpty();
+            const auto *s = f.calendar()->status(f.ordinal(bad));
+            seen.rows = s ? s->rows : -1;
+            seen.badStates = statesOf(bad);
+            seen.badFailing = f.calendar()->isFailing(f.ordinal(bad));
+        });
+        f.screen->showModel(QStringLiteral("fct_order_lines"));
+        QVERIFY(done.wait(120000));
+        QVERIFY(done.at(0).at(0).toBool());
+        QCOMPARE(seen.times, 1);
+        QVERIFY(!seen.finished);
+        auto count = reprint::test::query(f.conninfo.toStdString(),
+                                          "SELECT count(*) FROM analytics.fct_order_lines WHERE order_date = '2026-03-10'");
+        QVERIFY(count);
+        QCOMPARE(seen.rows, std::stoll(count->last().scalar()));
+        QCOMPARE(seen.badStates, QStringList(3, QStringLiteral("checking")));
+        QVERIFY(!seen.badFailing);
+        // The checks read: the double discount of 2026-03-10 fails its revenue check.
+        QVERIFY(statesOf(bad).contains(QStringLiteral("mismatch")));
+        QVERIFY(f.calendar()->isFailing(f.ordinal(bad)));
+        QCOMPARE(statesOf(good), QStringList(3, QStringLiteral("ok")));
+
+        done.clear();
+        f.screen->refresh();
+        QVERIFY(done.wait(120000));
+        QCOMPARE(seen.times, 2);
+        QVERIFY(!seen.finished);
+        QVERIFY(seen.badStates.contains(QStringLiteral("mismatch")));
+        QVERIFY(!seen.badStates.contains(QStringLiteral("checking")));
+        QVERIFY(seen.badFailing);
+    }
+
     void cancelKeepsDataAndCacheOpensAtOnce()
     {
         {

@@ -193,6 +193,44 @@ private Q_SLOTS:
         QCOMPARE(bad.data(PartitionCalendarModel::HealthRole).toInt(), int(PartitionCalendarModel::Health::Mismatch));
         QVERIFY(bad.data(Qt::AccessibleTextRole).toString().contains(QStringLiteral("fails")));
 
+        // The totals alone (the calendar's first read): the same totals, no checks read.
+        finished.clear();
+        engine.status(QStringLiteral("fct_order_lines"), QStringLiteral("2026-02-20"), QStringLiteral("2026-03-31"),
+                      reprint::backfill::StatusReads::Totals);
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() == 1, 60000);
+        QVERIFY(failed.isEmpty());
+        StatusRows totals = finished.at(0).at(1).value<StatusRows>();
+        QCOMPARE(totals.size(), rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            QCOMPARE(totals[i].partition.name, rows[i].partition.name);
+            QCOMPARE(totals[i].rows, rows[i].rows);
+            QCOMPARE(totals[i].measures, rows[i].measures);
+            QVERIFY(!totals[i].checksRead);
+            QVERIFY(totals[i].checks.empty() && totals[i].checkValues.empty());
+        }
+        // Unchanged totals keep the verdicts shown; a partition whose totals moved waits
+        // for its checks ("checking"), and so does every partition of a model never checked.
+        const int badOrdinal = model.ordinalOfName(QStringLiteral("2026-03-10"));
+        for (auto &r : totals)
+            if (r.partition.name == "2026-03-11")
+                r.rows += 1;
+        model.setStatus(totals);
+        QVERIFY(model.isFailing(badOrdinal));
+        QCOMPARE(model.status(badOrdinal)->checks, rows[std::size_t(badOrdinal - model.ordinalOfName(QStringLiteral("2026-02-20")))].checks);
+        const QModelIndex moved = model.indexOfOrdinal(model.ordinalOfName(QStringLiteral("2026-03-11")));
+        QCOMPARE(moved.data(PartitionCalendarModel::HealthRole).toInt(), int(PartitionCalendarModel::Health::Unknown));
+        QCOMPARE(moved.data(PartitionCalendarModel::ChecksRole).toList().first().toMap().value(QStringLiteral("state")).toString(),
+                 QStringLiteral("checking"));
+        PartitionCalendarModel fresh;
+        fresh.setNow(QDateTime(QDate(2026, 7, 1), QTime(0, 0), QTimeZone::utc()));
+        fresh.setModel(*spec.model("fct_order_lines"), 2026, 2026);
+        fresh.setStatus(totals);
+        QVERIFY(!fresh.isFailing(badOrdinal));
+        QCOMPARE(fresh.indexOfOrdinal(badOrdinal).data(PartitionCalendarModel::HealthRole).toInt(),
+                 int(PartitionCalendarModel::Health::Unknown));
+        model.setStatus(rows);  // the checks read again: every verdict as the engine has it
+        QCOMPARE(moved.data(PartitionCalendarModel::HealthRole).toInt(), int(PartitionCalendarModel::Health::Mismatch));
+
         // Every metric colours the reported partitions and explains itself in a legend.
         using Metric = PartitionCalendarModel::Metric;
         for (Metric metric : {Metric::Checks, Metric::RowsVsMedian, Metric::Measure, Metric::Freshness, Metric::Claims}) {
