@@ -46,7 +46,7 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
     case IdRole:
         return qint64(r.id);
     case StatusRole:
-        return q(r.status);
+        return QLatin1String(backfill::toString(r.status));
     case FromRole:
         return q(r.from);
     case ToRole:
@@ -59,10 +59,10 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
         case Kind:
             return q(r.kind);
         case Status: {
-            QString s = q(r.status);
+            QString s = QLatin1String(backfill::toString(r.status));
             if (r.leaseExpired)
                 s += tr(" (lease expired)");
-            if (!r.validation.empty() && r.status != "published")
+            if (!r.validation.empty() && r.status != backfill::BackfillStatus::Published)
                 s += QStringLiteral(" · ") + tr("validation %1").arg(q(r.validation));
             return s;
         }
@@ -88,9 +88,9 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue(index.column() == Id ? Qt::AlignRight | Qt::AlignVCenter : Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
         if (index.column() == Status) {
-            if (r.status == "published")
+            if (r.status == backfill::BackfillStatus::Published)
                 return QBrush(QColor(0x2e, 0x9e, 0x5b));
-            if (r.status == "failed" || r.validation == "failed")
+            if (r.status == backfill::BackfillStatus::Failed || r.validation == "failed")
                 return QBrush(QColor(0xd6, 0x3b, 0x3b));
         }
         if (index.column() == Override && !r.overrideReason.empty())

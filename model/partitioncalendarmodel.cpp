@@ -209,7 +209,7 @@ void PartitionCalendarModel::setHistory(const HistoryRows &rows)
     for (Cell &c : m_cells)
         c.published.clear();
     for (const backfill::HistoryRow &h : rows) {
-        if (h.model != m_model.name || h.status != "published")
+        if (h.model != m_model.name || h.status != backfill::BackfillStatus::Published)
             continue;
         const QString text = h.kind == "run" ? tr("published by run %1").arg(h.id)
                                              : tr("published by backfill %1").arg(h.id);

@@ -140,7 +140,7 @@ void estimate(const PartitionCalendarModel &calendar, const HistoryRows &history
     qint64 secondsRun = 0;
     for (auto it = history.rbegin(); it != history.rend() && plan.runsMeasured < kRunsMeasured; ++it) {
         const backfill::HistoryRow &h = *it;
-        if (h.model != calendar.model().name || h.kind != "run" || h.status != "published" || h.publishedAt.empty())
+        if (h.model != calendar.model().name || h.kind != "run" || h.status != backfill::BackfillStatus::Published || h.publishedAt.empty())
             continue;
         const int o = calendar.ordinalOfName(q(h.from));
         const backfill::StatusRow *s = calendar.status(o);

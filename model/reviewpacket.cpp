@@ -371,7 +371,7 @@ QString backfillHtml(const backfill::Review &r, const backfill::ReviewFacts &f)
         {tr("Backfill"), QString::number(r.backfillId)},
         {tr("Model"), esc(q(r.model))},
         {tr("Window"), esc(window)},
-        {tr("Status"), esc(q(r.status))},
+        {tr("Status"), esc(QLatin1String(backfill::toString(r.status)))},
         {tr("Validation"), esc(validation) + (r.validationMessage.empty() ? QString() : QStringLiteral(": ") + esc(q(r.validationMessage)))},
         {tr("Operator (staged by)"), orDash(f.operatorName)},
         {tr("Approver"), orDash(f.approver)},

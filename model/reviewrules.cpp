@@ -89,18 +89,26 @@ QList<RuleCheck> rulesOf(const backfill::Review &review, const backfill::ReviewF
         else
             set(1, RuleMark::Bad, tr("Transform changed since validation: %1 then, %2 now. Re-run the backfill.")
                                       .arg(q(f.storedTransformHash).left(12), q(f.currentTransformHash).left(12)));
-        const std::string &st = f.status;
-        if (st == "staged")
+        switch (f.status) {
+        case backfill::BackfillStatus::Staged:
             set(2, RuleMark::Good,
                 f.windowPartitions == 1 ? tr("Staged apart from the target; publish replaces the partition in one transaction.")
                                         : tr("Staged apart from the target; publish replaces the %n partitions in one transaction.",
                                              int(f.windowPartitions)));
-        else if (st == "published")
+            break;
+        case backfill::BackfillStatus::Published:
             set(2, RuleMark::Good, tr("Replaced in one transaction at %1; replaced rows archived.").arg(q(f.publishedAt)));
-        else if (st == "undone")
+            break;
+        case backfill::BackfillStatus::Undone:
             set(2, RuleMark::Good, tr("Published, then undone at %1 in one transaction.").arg(q(f.undoneAt)));
-        else
-            set(2, RuleMark::Warn, tr("Status %1: nothing staged to publish.").arg(q(st)));
+            break;
+        case backfill::BackfillStatus::Planned:
+        case backfill::BackfillStatus::Staging:
+        case backfill::BackfillStatus::Failed:
+        case backfill::BackfillStatus::Abandoned:
+            set(2, RuleMark::Warn, tr("Status %1: nothing staged to publish.").arg(QLatin1String(toString(f.status))));
+            break;
+        }
         if (f.claimHeld && f.leaseExpires == "infinity")
             set(3, RuleMark::Good, tr("Claim held by %1 until publish or abandon: a validated claim does not expire.").arg(q(f.claimHolder)));
         else if (f.claimHeld && !f.leaseExpired)
@@ -108,8 +116,8 @@ QList<RuleCheck> rulesOf(const backfill::Review &review, const backfill::ReviewF
         else if (f.claimHeld)
             set(3, RuleMark::Warn,
                 tr("Claim held (lease of %1 expired %2): a new backfill may take it over.").arg(q(f.claimHolder), q(f.leaseExpires)));
-        else if (st == "published" || st == "undone" || st == "abandoned")
-            set(3, RuleMark::Good, tr("Claim released when the backfill was %1.").arg(q(st)));
+        else if (backfill::isClosed(f.status))
+            set(3, RuleMark::Good, tr("Claim released when the backfill was %1.").arg(QLatin1String(toString(f.status))));
         else
             set(3, RuleMark::Bad, tr("No claim on the window: another backfill may write it. Run the backfill again."));
     }

@@ -959,12 +959,12 @@ void ReviewScreen::reviewArrived(const backfill::Review &review)
     m_review = review;
     if (m_readBackAfterCancel && review.backfillId == m_id) {
         m_readBackAfterCancel = false;
-        m_outcomeNote = review.status == "published"
+        m_outcomeNote = review.status == backfill::BackfillStatus::Published
                             ? tr("The cancel came too late: backfill %1 had committed and is published.").arg(m_id)
                             : tr("Publish cancelled: it rolled back whole; backfill %1 is still %2 and nothing was published.")
                                   .arg(m_id)
-                                  .arg(q(review.status));
-        m_outcomeProblem = review.status != "published";
+                                  .arg(QLatin1String(backfill::toString(review.status)));
+        m_outcomeProblem = review.status != backfill::BackfillStatus::Published;
         setNote(m_outcomeNote, m_outcomeProblem);
     }
     showCascade(review);
@@ -1020,7 +1020,7 @@ void ReviewScreen::showCascade(const backfill::Review &review)
                                               .arg(m.id == root ? tr(" (root)") : QString()));
         m_members->setTabData(tab, QVariant::fromValue<qint64>(m.id));
         m_members->setTabToolTip(tab, tr("%1 %2 … %3: status %4, validation %5%6")
-                                          .arg(q(m.model), q(m.from), q(m.to), q(m.status), m.validation.empty() ? tr("none") : q(m.validation))
+                                          .arg(q(m.model), q(m.from), q(m.to), QLatin1String(backfill::toString(m.status)), m.validation.empty() ? tr("none") : q(m.validation))
                                           .arg(m_seenMembers.contains(m.id) ? QString() : tr(" (not opened yet)")));
         if (m.id == review.backfillId)
             m_members->setCurrentIndex(tab);
@@ -1036,7 +1036,7 @@ void ReviewScreen::updateHeader()
                                : m_review.validation == "passed"
                                    ? QStringLiteral("<span style='color:%1'>✓ validation passed</span>").arg(kGood.name())
                                    : QStringLiteral("<span style='color:%1'>✗ validation failed</span>").arg(kBad.name());
-    QStringList parts{tr("status <b>%1</b>").arg(q(m_review.status)), validation};
+    QStringList parts{tr("status <b>%1</b>").arg(QLatin1String(backfill::toString(m_review.status))), validation};
     for (const std::string &stale : m_review.staleDownstream)
         parts << QStringLiteral("<span style='color:%1'>%2</span>")
                      .arg(kWarn.name(), tr("stale after publish: %1 (not in this backfill)").arg(q(stale).toHtmlEscaped()));
@@ -1083,7 +1083,7 @@ void ReviewScreen::updateActions()
     m_cancelPublish->setVisible(m_publishToken != 0);
     if (!m_publishToken)
         m_cancelPublish->setEnabled(true);
-    const bool staged = m_review.status == "staged" && m_review.backfillId == m_id;
+    const bool staged = m_review.status == backfill::BackfillStatus::Staged && m_review.backfillId == m_id;
     const bool passed = m_review.validation == "passed";
     const bool sameUser = m_haveFacts && m_facts.fourEyes && m_facts.currentUser == m_facts.operatorName;
     const bool claim = m_haveFacts && m_facts.claimHeld;
@@ -1092,7 +1092,7 @@ void ReviewScreen::updateActions()
     if (m_review.backfillId != m_id || !m_haveFacts)
         why = tr("Loading the review…");
     else if (!staged)
-        why = tr("Read-only: backfill %1 is %2.").arg(m_id).arg(q(m_review.status));
+        why = tr("Read-only: backfill %1 is %2.").arg(m_id).arg(QLatin1String(backfill::toString(m_review.status)));
     else if (!claim)
         why = tr("Backfill %1 no longer holds its claim on the window; run the backfill again.").arg(m_id);
     else if (sameUser)
@@ -1123,7 +1123,7 @@ void ReviewScreen::updateActions()
     m_override->setEnabled(!busy && staged && !passed && claim && !sameUser && m_haveFacts && cascadeReady);
     m_abandon->setVisible(staged);
     m_abandon->setEnabled(!busy && m_haveFacts);
-    m_undo->setVisible(m_review.status == "published" && m_review.backfillId == m_id);
+    m_undo->setVisible(m_review.status == backfill::BackfillStatus::Published && m_review.backfillId == m_id);
     m_undo->setEnabled(!busy && m_haveFacts && m_facts.archiveKept);
     if (!busy && !m_outcomeNote.isEmpty() && m_review.backfillId == m_id)
         setNote(m_outcomeNote, m_outcomeProblem);

@@ -105,7 +105,7 @@ QString localTime(const QDateTime &dt)
 // No partition of `s` is queued or staging any more (or the backfill is no longer running).
 bool allPartitionsDone(const reprint::backfill::BackfillProgress &s)
 {
-    if (s.backfill.status != "planned" && s.backfill.status != "staging")
+    if (!backfill::isUnderway(s.backfill.status))
         return true;
     return !s.partitions.empty()
            && std::all_of(s.partitions.begin(), s.partitions.end(), [](const auto &p) { return p.state == "staged" || p.state == "failed"; });
@@ -717,7 +717,7 @@ void RunScreen::onHistory(quint64 token, const std::vector<backfill::HistoryRow>
     if (m_runToken)
         return;
     for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-        if (it->kind != "backfill" || it->leaseExpired || (it->status != "staging" && it->status != "planned"))
+        if (it->kind != "backfill" || it->leaseExpired || !backfill::isUnderway(it->status))
             continue;
         follow(it->id);
         Q_EMIT inFlightFound(it->id);
@@ -893,32 +893,29 @@ void RunScreen::applyVerdicts(const backfill::Review &review)
 
 RunScreen::Phase RunScreen::phaseOf(const backfill::BackfillProgress &s) const
 {
-    const std::string &status = s.backfill.status;
-    const bool stopped = status != "planned" && status != "staging";
+    using backfill::BackfillStatus;
+    const BackfillStatus status = s.backfill.status;
+    const bool stopped = !backfill::isUnderway(status);
     // A process that is gone cannot confirm a cancel: it is interrupted, at once.
     if (!stopped && s.backfill.leaseExpired && !m_runToken)
         return Phase::Stalled;
     if (m_cancelRequested && !stopped)
         return Phase::Cancelling;
-    if (status == "planned")
-        return s.backfill.leaseExpired && !m_runToken ? Phase::Stalled : Phase::Claiming;
-    if (status == "staging") {
+    switch (status) {
+    case BackfillStatus::Planned: return s.backfill.leaseExpired && !m_runToken ? Phase::Stalled : Phase::Claiming;
+    case BackfillStatus::Staging: {
         if (s.backfill.leaseExpired && !m_runToken)
             return Phase::Stalled;
         const bool allStaged = !s.partitions.empty()
             && std::all_of(s.partitions.begin(), s.partitions.end(), [](const auto &p) { return p.state == "staged"; });
         return allStaged ? Phase::Validating : Phase::Staging;
     }
-    if (status == "staged")
-        return s.backfill.validation == "failed" ? Phase::ValidationFailed : Phase::Staged;
-    if (status == "failed")
-        return s.backfill.cancelled ? Phase::Cancelled : Phase::Failed;
-    if (status == "published")
-        return Phase::Published;
-    if (status == "undone")
-        return Phase::Undone;
-    if (status == "abandoned")
-        return Phase::Abandoned;
+    case BackfillStatus::Staged: return s.backfill.validation == "failed" ? Phase::ValidationFailed : Phase::Staged;
+    case BackfillStatus::Failed: return s.backfill.cancelled ? Phase::Cancelled : Phase::Failed;
+    case BackfillStatus::Published: return Phase::Published;
+    case BackfillStatus::Undone: return Phase::Undone;
+    case BackfillStatus::Abandoned: return Phase::Abandoned;
+    }
     return m_phase;
 }
 
@@ -1013,7 +1010,7 @@ void RunScreen::logChanges(const backfill::BackfillProgress &before, const backf
                                        .arg(QString::fromStdString(after.backfill.model), QString::fromStdString(after.backfill.from),
                                             QString::fromStdString(after.backfill.to),
                                             QString::fromStdString(after.backfill.operatorName),
-                                            QString::fromStdString(after.backfill.status))
+                                            QLatin1String(backfill::toString(after.backfill.status)))
                                        .arg(staged)
                                        .arg(after.partitions.size()));
     }
@@ -1044,10 +1041,10 @@ void RunScreen::logChanges(const backfill::BackfillProgress &before, const backf
         m_heldLog.clear();
     }
     if (!first && after.backfill.status != before.backfill.status) {
-        const QString status = QString::fromStdString(after.backfill.status);
-        if (after.backfill.status == "failed")
+        const QString status = QLatin1String(backfill::toString(after.backfill.status));
+        if (after.backfill.status == backfill::BackfillStatus::Failed)
             m_log->append(Level::Error, tr("Backfill #%1 stopped: %2").arg(m_id).arg(QString::fromStdString(after.backfill.error)));
-        else if (after.backfill.status == "staged")
+        else if (after.backfill.status == backfill::BackfillStatus::Staged)
             m_log->append(after.backfill.validation == "failed" ? Level::Warning : Level::Info,
                           tr("Backfill #%1 staged; validation %2").arg(m_id).arg(QString::fromStdString(after.backfill.validation)));
         else

@@ -172,7 +172,7 @@ warehouse::Task<warehouse::Result<backfill::BackfillProgress>> cancelAndWait(bac
         auto p = co_await engine.progress(id);
         if (!p)
             co_return p.error();
-        if (p->backfill.status != "staging" && p->backfill.status != "planned")
+        if (!backfill::isUnderway(p->backfill.status))
             co_return *p;
         if (std::chrono::steady_clock::now() > deadline)
             co_return Error::make(ErrorKind::Conflict,
@@ -624,7 +624,7 @@ int cancelCommand(const Invocation &call)
         staged += p.state == "staged" ? 1 : 0;
     const std::string id = std::to_string(call.id);
     err() << "reprint: backfill " << call.id << " (" << QString::fromStdString(r->backfill.model) << ") is "
-          << QString::fromStdString(r->backfill.status) << " after the cancel asked of " << QString::fromStdString(holder) << "; "
+          << QLatin1String(backfill::toString(r->backfill.status)) << " after the cancel asked of " << QString::fromStdString(holder) << "; "
           << staged << " of " << r->partitions.size() << " partitions staged are kept.\n"
           << "  "
           << QString::fromStdString(backfill::completeCommands(

@@ -205,7 +205,7 @@ QJsonObject Output::reviewJson(const backfill::Review &review) const
     }
     return QJsonObject{{QStringLiteral("backfill"), static_cast<qint64>(review.backfillId)},
                        {QStringLiteral("model"), q(review.model)},
-                       {QStringLiteral("status"), q(review.status)},
+                       {QStringLiteral("status"), QLatin1String(backfill::toString(review.status))},
                        {QStringLiteral("validation"), review.validation.empty() ? QJsonValue() : QJsonValue(q(review.validation))},
                        {QStringLiteral("validation_message"),
                         review.validationMessage.empty() ? QJsonValue() : QJsonValue(q(review.validationMessage))},
@@ -233,7 +233,7 @@ QJsonObject Output::reviewJson(const backfill::Review &review) const
                                                      {QStringLiteral("model"), q(m.model)},
                                                      {QStringLiteral("from"), q(m.from)},
                                                      {QStringLiteral("to"), q(m.to)},
-                                                     {QStringLiteral("status"), q(m.status)},
+                                                     {QStringLiteral("status"), QLatin1String(backfill::toString(m.status))},
                                                      {QStringLiteral("validation"), m.validation.empty() ? QJsonValue() : QJsonValue(q(m.validation))}});
                             return a;
                         }()},
@@ -263,7 +263,7 @@ void Output::review(const backfill::Review &review, const std::vector<backfill::
         const backfill::Review &r = i == 0 ? review : cascade[i - 1];
         if (m_format == Format::Table)
             QTextStream(stdout) << (i ? "\n" : "") << "backfill " << r.backfillId << "  " << q(r.model) << "  " << q(r.from) << ".."
-                                << q(r.to) << "  status " << q(r.status)
+                                << q(r.to) << "  status " << QLatin1String(backfill::toString(r.status))
                                 << (r.validation.empty() ? QString() : QStringLiteral("  validation ") + q(r.validation)) << "\n\n";
         if (m_format == Format::Table && i == 0 && r.cascade.size() > 1) {
             QStringList members;
@@ -424,7 +424,7 @@ void Output::history(const std::vector<backfill::HistoryRow> &rows)
             arr.append(QJsonObject{{QStringLiteral("id"), static_cast<qint64>(h.id)},
                                    {QStringLiteral("model"), textOrNull(h.model)},
                                    {QStringLiteral("kind"), textOrNull(h.kind)},
-                                   {QStringLiteral("status"), textOrNull(h.status)},
+                                   {QStringLiteral("status"), QLatin1String(backfill::toString(h.status))},
                                    {QStringLiteral("validation"), textOrNull(h.validation)},
                                    {QStringLiteral("from"), textOrNull(h.from)},
                                    {QStringLiteral("to"), textOrNull(h.to)},
@@ -442,7 +442,7 @@ void Output::history(const std::vector<backfill::HistoryRow> &rows)
     QList<QStringList> out;
     for (const auto &h : rows)
         out << QStringList{QString::number(h.id), q(h.model), q(h.kind),
-                           q(h.status) + (h.leaseExpired ? QStringLiteral(" (interrupted)") : QString()), q(h.validation),
+                           QLatin1String(backfill::toString(h.status)) + (h.leaseExpired ? QStringLiteral(" (interrupted)") : QString()), q(h.validation),
                            q(h.from) + QStringLiteral("..") + q(h.to), q(h.operatorName), q(h.approver), q(h.createdAt),
                            q(h.publishedAt), q(h.note), q(h.overrideReason), q(h.error)};
     table({QStringLiteral("id"), QStringLiteral("model"), QStringLiteral("kind"), QStringLiteral("status"), QStringLiteral("validation"),

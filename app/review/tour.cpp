@@ -193,7 +193,7 @@ void Tour::publish()
     });
     screen->approveButton()->click();
     // Published, and read back as such.
-    shootWhen([screen] { return screen->reviewModel()->review().status == "published" && screen->undoButton()->isEnabled(); },
+    shootWhen([screen] { return screen->reviewModel()->review().status == backfill::BackfillStatus::Published && screen->undoButton()->isEnabled(); },
               QStringLiteral("06-published.png"), [this] { history(); });
 }
 
@@ -262,7 +262,7 @@ void Tour::abandon()
         go->click();
     });
     screen->abandonButton()->click();
-    shootWhen([screen] { return screen->reviewModel()->review().status == "abandoned"; }, QStringLiteral("10-abandoned.png"), [this] {
+    shootWhen([screen] { return screen->reviewModel()->review().status == backfill::BackfillStatus::Abandoned; }, QStringLiteral("10-abandoned.png"), [this] {
         m_done = true;
         m_timeout.stop();
         Q_EMIT finished(0, tr("wrote 10 screenshots to %1").arg(m_dir.path()));

@@ -223,9 +223,9 @@ Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const
     auto b = co_await beginWithBackfill(c, id);
     if (!b)
         co_return b.error();
-    if (b->status == "published" || b->status == "undone" || b->status == "abandoned" || b->kind != "backfill") {
+    if (isClosed(b->status) || b->kind != "backfill") {
         co_await rollback(c);
-        co_return conflict("backfill " + ids + " is " + b->status + " and cannot be resumed", "Start a new backfill of the window.");
+        co_return conflict("backfill " + ids + " is " + toString(b->status) + " and cannot be resumed", "Start a new backfill of the window.");
     }
     if (b->model != w.model->name) {
         co_await rollback(c);
@@ -241,7 +241,7 @@ Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const
     Recorded rec;
     rec.id = id;
     rec.stage = quoteRelation("reprint_staging", b->stageTable);
-    if (b->status != "staged") {
+    if (b->status != BackfillStatus::Staged) {
         auto takeover = co_await takeClaimBack(c, id, w, opt);
         if (!takeover) {
             co_await rollback(c);

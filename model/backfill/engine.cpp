@@ -353,7 +353,7 @@ Task<Result<PublishOutcome>> Engine::publishSteps(PublishRequest req, CancelToke
         if (total.lockedAt == std::chrono::steady_clock::time_point() || out->lockedAt < total.lockedAt)
             total.lockedAt = out->lockedAt;
     }
-    auto committed = co_await commitOrReadBack(c, m_conninfo, req.id, "published",
+    auto committed = co_await commitOrReadBack(c, m_conninfo, req.id, BackfillStatus::Published,
                                                "Publish it again: `reprint publish " + id + " --approve NOTE`.");
     total.lockHeldMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - total.lockedAt).count();
     if (!committed)
@@ -373,10 +373,10 @@ Task<Result<std::string>> Engine::requestCancel(long long id)
     auto b = co_await beginWithBackfill(c, id);
     if (!b)
         co_return b.error();
-    if (b->status != "staging" && b->status != "planned") {
+    if (!isUnderway(b->status)) {
         co_await rollback(c);
-        co_return conflict("backfill " + ids + " is " + b->status + ", not staging: there is nothing to cancel",
-                           b->status == "staged" ? "To drop what it staged, abandon it (`reprint abandon " + ids + "`)."
+        co_return conflict("backfill " + ids + " is " + toString(b->status) + ", not staging: there is nothing to cancel",
+                           b->status == BackfillStatus::Staged ? "To drop what it staged, abandon it (`reprint abandon " + ids + "`)."
                                                  : std::string());
     }
     auto claim = co_await c.query("SELECT holder, lease_expires < now(), " + utcTimeText("lease_expires") + " FROM reprint.claims WHERE backfill_id = $1",
@@ -437,11 +437,11 @@ Task<Status> Engine::abandonSteps(long long id)
         auto b = co_await readBackfill(c, memberId, true);
         if (!b)
             co_return co_await fail(b.error());
-        if (b->status == "published" || b->status == "undone" || b->status == "abandoned") {
-            const std::string hint = b->status == "published" ? "Use `reprint undo " + ids + "` to restore the replaced rows." : "";
-            co_return co_await fail(conflict("backfill " + ids + " is " + b->status + "; only unpublished backfills can be abandoned", hint));
+        if (isClosed(b->status)) {
+            const std::string hint = b->status == BackfillStatus::Published ? "Use `reprint undo " + ids + "` to restore the replaced rows." : "";
+            co_return co_await fail(conflict("backfill " + ids + " is " + toString(b->status) + "; only unpublished backfills can be abandoned", hint));
         }
-        if (b->status == "staging" || b->status == "planned") {
+        if (isUnderway(b->status)) {
             auto live = co_await c.query("SELECT holder, " + utcTimeText("lease_expires") + " FROM reprint.claims WHERE backfill_id = $1 "
                                          "AND lease_expires >= now()",
                                          args(ids));
@@ -525,7 +525,7 @@ Task<Result<UndoOutcome>> Engine::undoSteps(UndoRequest req, CancelTokenPtr canc
     auto out = co_await restoreWindow(c, sql, *w, *b, req.overrideReason);
     if (!out)
         co_return co_await fail(out.error());
-    auto committed = co_await commitOrReadBack(c, m_conninfo, req.id, "undone", "Undo it again: `reprint undo " + id + "`.");
+    auto committed = co_await commitOrReadBack(c, m_conninfo, req.id, BackfillStatus::Undone, "Undo it again: `reprint undo " + id + "`.");
     if (!committed)
         co_return committed.error();
     co_return *out;

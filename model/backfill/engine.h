@@ -191,7 +191,9 @@ struct StatusRow {
 
 struct HistoryRow {
     long long id = 0;
-    std::string model, kind, status, validation, from, to, operatorName, approver, note, overrideReason;
+    std::string model, kind;
+    BackfillStatus status = BackfillStatus::Planned;
+    std::string validation, from, to, operatorName, approver, note, overrideReason;
     std::string createdAt, publishedAt, error;
     // The instants the window was claimed over, [windowStart, windowEnd): what `from`..`to`
     // named when it was recorded (use these, not the names read again).

@@ -40,7 +40,7 @@ Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, cons
         h.id = std::stoll(*row[0]);
         h.model = *row[1];
         h.kind = *row[2];
-        h.status = *row[3];
+        h.status = backfillStatusFrom(*row[3]);
         h.validation = *row[4];
         h.from = *row[5];
         h.to = *row[6];
@@ -55,8 +55,8 @@ Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, cons
         h.error = *row[13];
         // Interrupted: its lease lapsed, or its holder is a process of this host that is gone
         // (a resume or an abandon may take the claim at once).
-        h.leaseExpired = *row[14] == "true" || ((h.status == "staging" || h.status == "planned") && holderGone(*row[15]));
-        h.cancelled = h.status == "failed" && h.error.rfind(kCancelledError, 0) == 0;
+        h.leaseExpired = *row[14] == "true" || (isUnderway(h.status) && holderGone(*row[15]));
+        h.cancelled = h.status == BackfillStatus::Failed && h.error.rfind(kCancelledError, 0) == 0;
         out.push_back(std::move(h));
     }
     co_return out;
@@ -81,7 +81,7 @@ Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, b
     b.id = id;
     b.model = *row[1];
     b.kind = *row[2];
-    b.status = *row[3];
+    b.status = backfillStatusFrom(*row[3]);
     b.validation = *row[4];
     b.validationMessage = *row[5];
     b.transformHash = *row[6];

@@ -15,7 +15,9 @@ inline constexpr const char *kCancelledError = "cancelled";
 // The backfill row as publish, review and abandon need it.
 struct BackfillRow {
     long long id = 0;
-    std::string model, kind, status, validation, validationMessage, transformHash, stageTable, operatorName;
+    std::string model, kind;
+    BackfillStatus status = BackfillStatus::Planned;
+    std::string validation, validationMessage, transformHash, stageTable, operatorName;
     std::string from, to, archiveTable;
     QDateTime windowStart, windowEnd;  // the instants the window was claimed over, [start, end)
     // The window as it was claimed (its stored instants, not its names read again).

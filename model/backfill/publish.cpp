@@ -391,14 +391,14 @@ Task<Result<PublishOutcome>> publishWindow(warehouse::Connection &c, const Model
     co_return out;
 }
 
-Task<Status> commitOrReadBack(warehouse::Connection &c, const std::string &conninfo, long long id, const std::string &done,
+Task<Status> commitOrReadBack(warehouse::Connection &c, const std::string &conninfo, long long id, BackfillStatus done,
                               const std::string &again)
 {
     auto committed = co_await c.execute("COMMIT");
     if (committed)
         co_return warehouse::ok();
     const std::string ids = std::to_string(id);
-    const std::string verb = done == "published" ? "publish" : "undo";
+    const std::string verb = done == BackfillStatus::Published ? "publish" : "undo";
     auto conn = co_await openSession(conninfo);
     Result<BackfillRow> st = Error::make(ErrorKind::Connection, "not connected");
     if (conn)
@@ -408,12 +408,12 @@ Task<Status> commitOrReadBack(warehouse::Connection &c, const std::string &conni
     Error e = committed.error();
     if (st) {
         e.message = "the COMMIT of backfill " + ids + "'s " + verb + " did not answer (" + e.message + "); the warehouse shows it "
-                    + st->status + ": it rolled back, nothing was " + (verb == "publish" ? "published" : "undone");
+                    + toString(st->status) + ": it rolled back, nothing was " + (verb == "publish" ? "published" : "undone");
         e.hint = again;
     } else {
         e.message = "the COMMIT of backfill " + ids + "'s " + verb + " did not answer (" + e.message
                     + ") and its outcome could not be read back";
-        e.hint = "Run `reprint history` once the warehouse is reachable: it says whether backfill " + ids + " was " + done + ".";
+        e.hint = "Run `reprint history` once the warehouse is reachable: it says whether backfill " + ids + " was " + toString(done) + ".";
     }
     co_return e;
 }
@@ -438,14 +438,14 @@ namespace {
 Task<Status> checkPublishable(warehouse::Connection &c, const Model &m, const BackfillRow &b, const PublishRequest &req)
 {
     const std::string id = std::to_string(b.id);
-    if (b.status == "published")
+    if (b.status == BackfillStatus::Published)
         co_return conflict("backfill " + id + " is already published; nothing was changed", "`reprint history` shows when and by whom.");
-    if (b.status == "undone" || b.status == "abandoned")
-        co_return conflict("backfill " + id + " was " + b.status + " and cannot be published", "Run a new backfill of the window.");
-    if (b.status != "staged") {
-        const std::string next = b.status == "failed" ? "Resume it (`reprint backfill --resume " + id + "`) or abandon it."
+    if (b.status == BackfillStatus::Undone || b.status == BackfillStatus::Abandoned)
+        co_return conflict("backfill " + id + " was " + toString(b.status) + " and cannot be published", "Run a new backfill of the window.");
+    if (b.status != BackfillStatus::Staged) {
+        const std::string next = b.status == BackfillStatus::Failed ? "Resume it (`reprint backfill --resume " + id + "`) or abandon it."
                                                       : "Wait until it has staged and validated.";
-        co_return conflict("backfill " + id + " is " + b.status + ", not staged: there is nothing validated to publish", next);
+        co_return conflict("backfill " + id + " is " + toString(b.status) + ", not staged: there is nothing validated to publish", next);
     }
     if (b.validation.empty())
         co_return Error::make(ErrorKind::Validation,
@@ -564,20 +564,20 @@ Error notUndoable(const BackfillRow &b)
 {
     const std::string id = std::to_string(b.id);
     if (b.kind == "run")
-        return conflict(id + " is a scheduled run of " + b.model + " " + b.from + " (" + b.status
+        return conflict(id + " is a scheduled run of " + b.model + " " + b.from + " (" + toString(b.status)
                             + "), not a backfill: a run archives nothing, so there is nothing to restore",
                         "To rebuild that partition, backfill it: `reprint backfill --model " + b.model + " --from " + b.from
                             + " --to " + b.to + "`.");
-    if (b.status == "staged")
+    if (b.status == BackfillStatus::Staged)
         return conflict("backfill " + id + " is staged, not published: it has not changed the target, so there is nothing to undo",
                         "Publish it (`reprint publish " + id + " --approve NOTE`) or drop it with `reprint abandon " + id + "`.");
-    if (b.status == "staging" || b.status == "planned")
-        return conflict("backfill " + id + " is still " + b.status + ", not published: there is nothing to undo",
+    if (isUnderway(b.status))
+        return conflict("backfill " + id + " is still " + toString(b.status) + ", not published: there is nothing to undo",
                         "Cancel it (`reprint cancel " + id + "`), or let it finish and review it.");
-    if (b.status == "failed")
+    if (b.status == BackfillStatus::Failed)
         return conflict("backfill " + id + " failed before it was published: the target is unchanged, so there is nothing to undo",
                         "Resume it (`reprint backfill --resume " + id + "`) or abandon it (`reprint abandon " + id + "`).");
-    return conflict("backfill " + id + " is " + b.status + ", never published: there is nothing to undo", "");
+    return conflict("backfill " + id + " is " + toString(b.status) + ", never published: there is nothing to undo", "");
 }
 
 } // namespace
@@ -585,9 +585,9 @@ Error notUndoable(const BackfillRow &b)
 Task<Status> checkUndoable(warehouse::Connection &c, const BackfillRow &b, const Window &w)
 {
     const std::string id = std::to_string(b.id);
-    if (b.status == "undone")
+    if (b.status == BackfillStatus::Undone)
         co_return conflict("backfill " + id + " is already undone; nothing was changed", "");
-    if (b.status != "published" || b.kind != "backfill")
+    if (b.status != BackfillStatus::Published || b.kind != "backfill")
         co_return notUndoable(b);
     if (b.archiveTable.empty())
         co_return conflict("the archive of backfill " + id + " was pruned; it can no longer be undone",

@@ -33,7 +33,7 @@ Task<Result<PublishOutcome>> publishWindow(warehouse::Connection &c, const Model
 // that does not answer (the connection dropped) has an unknown outcome: it is read back
 // from the warehouse on a new connection, so that the message says what the warehouse
 // holds. `again`: the hint when it rolled back.
-Task<Status> commitOrReadBack(warehouse::Connection &c, const std::string &conninfo, long long id, const std::string &done,
+Task<Status> commitOrReadBack(warehouse::Connection &c, const std::string &conninfo, long long id, BackfillStatus done,
                               const std::string &again);
 
 // Inside the publish transaction: waits (lock_timeout) until no other transaction writes

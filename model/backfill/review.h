@@ -2,6 +2,8 @@
 // The stored review of a backfill: old, new and source totals per partition and
 // measure, with verdicts; and the row-level diff of a partition by key.
 
+#include "backfillstatus.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,13 +50,15 @@ struct UnexpectedColumn {
 // staged together and published together in one transaction.
 struct CascadeMember {
     long long id = 0;
-    std::string model, from, to, status, validation;
+    std::string model, from, to;
+    BackfillStatus status = BackfillStatus::Planned;
+    std::string validation;
 };
 
 struct Review {
     long long backfillId = 0;
     std::string model;
-    std::string status;
+    BackfillStatus status = BackfillStatus::Planned;
     std::string validation;          // passed | failed | empty (not validated yet)
     std::string validationMessage;   // why it failed, and what to do
     std::string from, to;

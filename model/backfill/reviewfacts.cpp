@@ -49,7 +49,9 @@ Task<Result<ConnectionPtr>> connectFor(const Engine &engine)
 }
 
 struct Stored {
-    std::string model, status, from, to, stageTable, archiveTable;
+    std::string model;
+    BackfillStatus status = BackfillStatus::Planned;
+    std::string from, to, stageTable, archiveTable;
     bool archiveExists = false;
     QDateTime windowStart, windowEnd;  // the instants the window was claimed over, [start, end)
     // The window as it was claimed (its stored instants, not its names read again).
@@ -70,7 +72,7 @@ Task<Result<Stored>> readStored(warehouse::Connection &c, long long id)
         co_return Error::make(ErrorKind::Usage, "there is no backfill " + std::to_string(id),
                               "`reprint history --spec S` lists them.");
     const auto &row = r->last().rows.front();
-    co_return Stored{*row[0], *row[1], *row[2], *row[3], *row[4], *row[5], *row[6] == "true",
+    co_return Stored{*row[0], backfillStatusFrom(*row[1]), *row[2], *row[3], *row[4], *row[5], *row[6] == "true",
                      QDateTime::fromSecsSinceEpoch(std::stoll(*row[7]), QTimeZone::utc()),
                      QDateTime::fromSecsSinceEpoch(std::stoll(*row[8]), QTimeZone::utc())};
 }
@@ -82,9 +84,9 @@ struct DiffSources {
 
 DiffSources diffSources(const Stored &b, const ModelSql &sql)
 {
-    if (b.status == "staged" && !b.stageTable.empty())
+    if (b.status == BackfillStatus::Staged && !b.stageTable.empty())
         return {sql.target, quoteRelation("reprint_staging", b.stageTable), "stage"};
-    if (b.status == "published" && b.archiveExists)
+    if (b.status == BackfillStatus::Published && b.archiveExists)
         return {quoteRelation("reprint_archive", b.archiveTable), sql.target, "archive"};
     return {{}, {}, "sample"};
 }
@@ -157,7 +159,7 @@ Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
     ReviewFacts f;
     f.backfillId = id;
     f.model = *row[0];
-    f.status = *row[1];
+    f.status = backfillStatusFrom(*row[1]);
     f.validation = *row[2];
     f.operatorName = *row[3];
     f.approver = *row[4];
@@ -476,7 +478,7 @@ Task<Status> readCascade(warehouse::Connection &c, long long id, Review &rv)
         co_return family.error();
     if (family->last().rows.size() > 1)
         for (const auto &row : family->last().rows)
-            rv.cascade.push_back({std::stoll(*row[0]), *row[1], *row[2], *row[3], *row[4], *row[5]});
+            rv.cascade.push_back({std::stoll(*row[0]), *row[1], *row[2], *row[3], backfillStatusFrom(*row[4]), *row[5]});
     co_return warehouse::ok();
 }
 
@@ -611,8 +613,8 @@ Task<Result<RowDiff>> Engine::rowDiff(long long id, std::string partition)
                 d.columnChanges.push_back({col, counts.value(QString::fromStdString(col)).toInteger()});
         co_return d;
     }
-    if (b->status != "staged" || b->stageTable.empty())
-        co_return usage("backfill " + std::to_string(id) + " is " + b->status + " and its staged rows are gone",
+    if (b->status != BackfillStatus::Staged || b->stageTable.empty())
+        co_return usage("backfill " + std::to_string(id) + " is " + toString(b->status) + " and its staged rows are gone",
                         "Row diffs are computed from the stage; only the boundary partitions' diffs are kept after publish.");
     co_return co_await computeRowDiff(c, (*s)->sql, id, *p, quoteRelation("reprint_staging", b->stageTable),
                                       m_options.sampleRows);

@@ -18,7 +18,9 @@ namespace reprint::backfill {
 
 struct ReviewFacts {
     long long backfillId = 0;
-    std::string model, status, validation, operatorName, approver, note, overrideReason;
+    std::string model;
+    BackfillStatus status = BackfillStatus::Planned;
+    std::string validation, operatorName, approver, note, overrideReason;
     std::string from, to;
     std::string createdAt, validatedAt, publishedAt, undoneAt;  // ISO text, empty when not yet
     std::string currentUser;          // the database user the GUI connects as

@@ -615,10 +615,10 @@ private Q_SLOTS:
                  truth);
 
         // The screen reloads it as published, read-only, with Undo; history agrees.
-        QVERIFY(QTest::qWaitFor([&] { return screen.reviewModel()->review().status == "published" && screen.undoButton()->isEnabled(); }, 60000));
+        QVERIFY(QTest::qWaitFor([&] { return screen.reviewModel()->review().status == backfill::BackfillStatus::Published && screen.undoButton()->isEnabled(); }, 60000));
         QVERIFY(!screen.approveButton()->isEnabled());
         QVERIFY(QTest::qWaitFor([&] { return screen.historyView()->historyModel()->rowOf(id) >= 0
-                                             && screen.historyView()->historyModel()->rows()[std::size_t(screen.historyView()->historyModel()->rowOf(id))].status == "published"; }, 60000));
+                                             && screen.historyView()->historyModel()->rows()[std::size_t(screen.historyView()->historyModel()->rowOf(id))].status == backfill::BackfillStatus::Published; }, 60000));
         const auto &row = screen.historyView()->historyModel()->rows()[std::size_t(screen.historyView()->historyModel()->rowOf(id))];
         QCOMPARE(row.approver, user);
         QCOMPARE(row.note, std::string("INC-7 fix, totals match the source"));

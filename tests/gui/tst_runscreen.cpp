@@ -366,7 +366,7 @@ private Q_SLOTS:
         QVERIFY(!screen->cancelButton()->isEnabled());
         QTRY_COMPARE_WITH_TIMEOUT(screen->phase(), Phase::Cancelled, 30000);
         // Read back from the warehouse, not assumed.
-        QCOMPARE(screen->progress().backfill.status, std::string("failed"));
+        QCOMPARE(screen->progress().backfill.status, reprint::backfill::BackfillStatus::Failed);
         const std::string id = std::to_string(screen->backfillId());
         QCOMPARE(scalar(f.db, "SELECT status FROM reprint.backfills WHERE id = $1", {id}), std::string("failed"));
         QVERIFY(scalar(f.db, "SELECT error FROM reprint.backfills WHERE id = $1", {id}).rfind("cancelled", 0) == 0);
