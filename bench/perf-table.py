@@ -36,14 +36,16 @@ if run:
     rows.append((f"longest GUI-thread stall, {run['partitions']}-partition backfill", f"{run['longest_stall_ms']:.1f} ms "
                  f"({run['gaps_over_16_ms']} gaps over 16 ms{p99})", "< 50 ms, < 16.7 ms at the 99th percentile"))
 for cal in results.get("calendar", []):
+    # The goal is a year of days under a second; the other ranges must stay usable.
+    wanted = "< 1 s" if cal["case"] == "a year of days" else "usable (no stall over 50 ms)"
     if "totals_shown_ms" in cal:
         rows.append((f"calendar refresh, {cal['case']}: every partition's totals shown ÷ one `count(*)` of the range",
                      f"{cal['totals_shown_ms'] / 1000:.2f} s ÷ {cal['count_baseline_ms'] / 1000:.2f} s = "
-                     f"{cal['totals_shown_ms'] / cal['count_baseline_ms']:.1f}x (the source checks follow)", "< 1 s for a year of days"))
+                     f"{cal['totals_shown_ms'] / cal['count_baseline_ms']:.1f}x (the source checks follow)", wanted))
     rows.append((f"calendar full refresh (the source checks read), {cal['case']} ({cal['partitions']} partitions) ÷ one `count(*)` of the range",
                  f"{cal['refresh_ms'] / 1000:.2f} s ÷ {cal['count_baseline_ms'] / 1000:.2f} s = "
                  f"{cal['refresh_ms'] / cal['count_baseline_ms']:.1f}x; longest stall {cal['longest_stall_ms']:.1f} ms, "
-                 f"99th percentile {cal['p99_gap_ms']:.1f} ms", "< 1 s for a year of days"))
+                 f"99th percentile {cal['p99_gap_ms']:.1f} ms", wanted))
     rows.append((f"calendar reopened from its cache, {cal['case']}",
                  f"first paint {cal['cached_first_paint_ms']:.1f} ms, the cache shown at {cal['cache_shown_ms']:.1f} ms "
                  "(read off the GUI thread)", "first paint < 50 ms"))

@@ -18,14 +18,14 @@ bool sameState(const backfill::PartitionState &a, const backfill::PartitionState
         && a.boundary == b.boundary && a.updatedAt == b.updatedAt;
 }
 
-QColor stateColour(const std::string &state)
+QColor stateColour(backfill::PartitionStage state)
 {
-    if (state == "staged")
-        return {0x3f, 0xa8, 0x5b};
-    if (state == "failed")
-        return {0xd6, 0x45, 0x45};
-    if (state == "staging" || state == "validating")
-        return {0x3b, 0x82, 0xd6};
+    switch (state) {
+    case backfill::PartitionStage::Staged: return {0x3f, 0xa8, 0x5b};
+    case backfill::PartitionStage::Failed: return {0xd6, 0x45, 0x45};
+    case backfill::PartitionStage::Staging: return {0x3b, 0x82, 0xd6};
+    case backfill::PartitionStage::Queued: break;
+    }
     return {};
 }
 
@@ -120,15 +120,15 @@ void BackfillProgressModel::recount()
     m_rowsStaged = 0;
     m_stagedSeconds = 0;
     for (const Row &r : m_rows) {
-        const std::string &s = r.state.state;
-        if (s == "staged") {
+        switch (r.state.state) {
+        case backfill::PartitionStage::Staged:
             ++m_staged;
             m_rowsStaged += r.state.rows;
             m_stagedSeconds += r.state.seconds;
-        } else if (s == "failed") {
-            ++m_failed;
-        } else if (s == "staging") {
-            ++m_staging;
+            break;
+        case backfill::PartitionStage::Failed: ++m_failed; break;
+        case backfill::PartitionStage::Staging: ++m_staging; break;
+        case backfill::PartitionStage::Queued: break;
         }
     }
 }
@@ -184,19 +184,15 @@ const backfill::PartitionState *BackfillProgressModel::partition(int row) const
     return row >= 0 && row < int(m_rows.size()) ? &m_rows[row].state : nullptr;
 }
 
-QString BackfillProgressModel::stateLabel(const QString &state)
+QString BackfillProgressModel::stateLabel(backfill::PartitionStage state)
 {
-    if (state == QLatin1String("queued"))
-        return tr("queued");
-    if (state == QLatin1String("staging"))
-        return tr("staging…");
-    if (state == QLatin1String("staged"))
-        return tr("staged");
-    if (state == QLatin1String("validating"))
-        return tr("validating…");
-    if (state == QLatin1String("failed"))
-        return tr("failed");
-    return state;
+    switch (state) {
+    case backfill::PartitionStage::Queued: return tr("queued");
+    case backfill::PartitionStage::Staging: return tr("staging…");
+    case backfill::PartitionStage::Staged: return tr("staged");
+    case backfill::PartitionStage::Failed: return tr("failed");
+    }
+    return tr("queued");
 }
 
 int BackfillProgressModel::rowCount(const QModelIndex &parent) const
@@ -215,12 +211,12 @@ QVariant BackfillProgressModel::data(const QModelIndex &index, int role) const
         return {};
     const Row &row = m_rows[index.row()];
     const backfill::PartitionState &p = row.state;
-    const bool staged = p.state == "staged";
+    const bool staged = p.state == backfill::PartitionStage::Staged;
     const double rate = staged && p.seconds > 0 ? double(p.rows) / p.seconds : -1;
 
     switch (role) {
     case StateRole:
-        return QString::fromStdString(p.state);
+        return QLatin1String(backfill::toString(p.state));
     case BoundaryRole:
         return p.boundary;
     case PartitionRole:
@@ -237,7 +233,7 @@ QVariant BackfillProgressModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case PartitionColumn: return QString::fromStdString(p.partition);
-        case StateColumn: return stateLabel(QString::fromStdString(p.state));
+        case StateColumn: return stateLabel(p.state);
         case RowsColumn: return staged ? m_locale.toString(p.rows) : QStringLiteral("—");
         case SecondsColumn: return p.seconds > 0 ? m_locale.toString(p.seconds, 'f', p.seconds < 10 ? 2 : 1) : QStringLiteral("—");
         case RateColumn: return rate >= 0 ? m_locale.toString(qRound64(rate)) : QStringLiteral("—");
@@ -246,7 +242,7 @@ QVariant BackfillProgressModel::data(const QModelIndex &index, int role) const
                 return ReviewModel::verdictLabel(*row.verdict);
             return m_validating && staged ? tr("validating…") : QString();
         case DetailColumn:
-            if (p.state == "failed")
+            if (p.state == backfill::PartitionStage::Failed)
                 return QString::fromStdString(p.error);
             return p.boundary ? tr("boundary") : QString();
         }
@@ -262,7 +258,7 @@ QVariant BackfillProgressModel::data(const QModelIndex &index, int role) const
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return int(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
-        if (index.column() == StateColumn || (index.column() == DetailColumn && p.state == "failed")) {
+        if (index.column() == StateColumn || (index.column() == DetailColumn && p.state == backfill::PartitionStage::Failed)) {
             const QColor c = stateColour(p.state);
             return c.isValid() ? QVariant(QBrush(c)) : QVariant();
         }

@@ -70,7 +70,7 @@ public:
     const backfill::PartitionState *partition(int row) const;
     int rowOf(const QString &partition) const { return m_rowOf.value(partition, -1); }
 
-    static QString stateLabel(const QString &state);
+    static QString stateLabel(backfill::PartitionStage state);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -108,7 +108,7 @@ bool allPartitionsDone(const reprint::backfill::BackfillProgress &s)
     if (!backfill::isUnderway(s.backfill.status))
         return true;
     return !s.partitions.empty()
-           && std::all_of(s.partitions.begin(), s.partitions.end(), [](const auto &p) { return p.state == "staged" || p.state == "failed"; });
+           && std::all_of(s.partitions.begin(), s.partitions.end(), [](const auto &p) { return p.state == backfill::PartitionStage::Staged || p.state == backfill::PartitionStage::Failed; });
 }
 
 double niceCeiling(double v)
@@ -907,7 +907,7 @@ RunScreen::Phase RunScreen::phaseOf(const backfill::BackfillProgress &s) const
         if (s.backfill.leaseExpired && !m_runToken)
             return Phase::Stalled;
         const bool allStaged = !s.partitions.empty()
-            && std::all_of(s.partitions.begin(), s.partitions.end(), [](const auto &p) { return p.state == "staged"; });
+            && std::all_of(s.partitions.begin(), s.partitions.end(), [](const auto &p) { return p.state == backfill::PartitionStage::Staged; });
         return allStaged ? Phase::Validating : Phase::Staging;
     }
     case BackfillStatus::Staged: return s.backfill.validation == "failed" ? Phase::ValidationFailed : Phase::Staged;
@@ -1004,7 +1004,7 @@ void RunScreen::logChanges(const backfill::BackfillProgress &before, const backf
     if (first) {
         int staged = 0;
         for (const auto &p : after.partitions)
-            staged += p.state == "staged";
+            staged += p.state == backfill::PartitionStage::Staged;
         m_log->append(Level::Info, tr("Backfill #%1 of %2, %3 to %4, by %5: %6, %7 of %8 partitions staged")
                                        .arg(after.backfill.id)
                                        .arg(QString::fromStdString(after.backfill.model), QString::fromStdString(after.backfill.from),
@@ -1019,18 +1019,19 @@ void RunScreen::logChanges(const backfill::BackfillProgress &before, const backf
         old[p.partition] = &p;
     for (const auto &p : after.partitions) {
         const auto it = old.find(p.partition);
-        const std::string was = it == old.end() ? std::string() : it->second->state;
-        if (p.state == was || (first && p.state != "failed"))
+        const bool seen = it != old.end();
+        const backfill::PartitionStage was = seen ? it->second->state : backfill::PartitionStage::Queued;
+        if ((seen && p.state == was) || (first && p.state != backfill::PartitionStage::Failed))
             continue;
         const QString name = QString::fromStdString(p.partition);
-        if (p.state == "staging")
+        if (p.state == backfill::PartitionStage::Staging)
             m_log->append(Level::Debug, tr("%1 staging").arg(name));
-        else if (p.state == "staged")
+        else if (p.state == backfill::PartitionStage::Staged)
             m_log->append(Level::Info, tr("%1 staged: %2 rows in %3 s")
                                            .arg(name, locale.toString(p.rows), locale.toString(p.seconds, 'f', 2)));
-        else if (p.state == "failed")
+        else if (p.state == backfill::PartitionStage::Failed)
             m_log->append(Level::Error, tr("%1 failed: %2").arg(name, QString::fromStdString(p.error)));
-        else if (p.state == "queued" && was == "staging")
+        else if (p.state == backfill::PartitionStage::Queued && seen && was == backfill::PartitionStage::Staging)
             m_log->append(Level::Info, tr("%1 stopped before it was staged; it is queued again").arg(name));
     }
     // Held lines wait for every partition's line, also when the first snapshot comes mid-run

@@ -621,7 +621,7 @@ int cancelCommand(const Invocation &call)
         return fail(r.error());
     int staged = 0;
     for (const backfill::PartitionState &p : r->partitions)
-        staged += p.state == "staged" ? 1 : 0;
+        staged += p.state == backfill::PartitionStage::Staged ? 1 : 0;
     const std::string id = std::to_string(call.id);
     err() << "reprint: backfill " << call.id << " (" << QString::fromStdString(r->backfill.model) << ") is "
           << QLatin1String(backfill::toString(r->backfill.status)) << " after the cancel asked of " << QString::fromStdString(holder) << "; "

@@ -207,8 +207,8 @@ std::deque<std::pair<Partition, bool>> stageQueue(const Member &mem, const Backf
         if (req.resumeId <= 0)
             return true;
         auto it = mem.rec.states.find(epoch(p));
-        const std::string state = it == mem.rec.states.end() ? "queued" : it->second;
-        return req.retryFailed ? state == "failed" : state != "staged";
+        const PartitionStage state = it == mem.rec.states.end() ? PartitionStage::Queued : it->second;
+        return req.retryFailed ? state == PartitionStage::Failed : state != PartitionStage::Staged;
     };
     const Window &mw = mem.window;
     std::vector<std::pair<Partition, bool>> order;

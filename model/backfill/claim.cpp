@@ -254,7 +254,7 @@ Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const
                                    args(ids));
     if (states)
         for (const auto &row : states->last().rows)
-            rec.states[std::stoll(*row[0])] = *row[1];
+            rec.states[std::stoll(*row[0])] = partitionStageFrom(*row[1]);
     if (states)
         states = co_await c.query("UPDATE reprint.backfills SET status = 'staging', error = NULL, updated_at = now() WHERE id = $1",
                                   args(ids));

@@ -15,7 +15,7 @@ struct Recorded {
     long long id = 0;
     std::string stage;
     std::string takeover;
-    std::map<long long, std::string> states;  // resume: each partition's state as stored
+    std::map<long long, PartitionStage> states;  // resume: each partition's state as stored
 };
 
 // The claim's heartbeat while a member stages. Its connection also LISTENs for cancel

@@ -81,6 +81,14 @@ const char *toString(PartitionProgress::State state)
     return "queued";
 }
 
+PartitionStage partitionStageFrom(std::string_view word)
+{
+    for (PartitionStage s : {PartitionStage::Queued, PartitionStage::Staging, PartitionStage::Staged, PartitionStage::Failed})
+        if (word == toString(s))
+            return s;
+    return PartitionStage::Queued;
+}
+
 Engine::Engine(const Spec &spec, std::string conninfo, EngineOptions options)
     : m_spec(spec)
     , m_conninfo(std::move(conninfo))

@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace reprint::backfill {
@@ -68,7 +69,11 @@ struct PartitionProgress {
     std::string error;
     bool boundary = false;
 };
-const char *toString(PartitionProgress::State state);
+using PartitionStage = PartitionProgress::State;
+const char *toString(PartitionStage state);
+// The stored word (reprint.backfill_partitions.state) read back; a word this version does
+// not write (the schema's 'validating') reads as queued: such a partition is staged again.
+PartitionStage partitionStageFrom(std::string_view word);
 
 struct BackfillEvent {
     long long backfillId = 0;
@@ -210,7 +215,7 @@ struct HistoryRow {
 // started anywhere: this process, another reprint-review, or the CLI).
 struct PartitionState {
     std::string partition;
-    std::string state;     // queued, staging, staged, validating, failed
+    PartitionStage state = PartitionStage::Queued;
     long long rows = 0;
     double seconds = 0;
     std::string error;     // a sentence, when failed

@@ -87,7 +87,7 @@ Task<Result<BackfillProgress>> Engine::progress(long long id)
     for (const auto &row : parts->last().rows) {
         PartitionState p;
         p.partition = *row[0];
-        p.state = *row[1];
+        p.state = partitionStageFrom(*row[1]);
         p.rows = std::stoll(*row[2]);
         p.seconds = std::stod(*row[3]);
         p.error = *row[4];

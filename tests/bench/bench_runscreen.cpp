@@ -85,7 +85,7 @@ private Q_SLOTS:
         QElapsedTimer t;
         t.start();
         for (auto &p : parts) {
-            p.state = "staged";
+            p.state = reprint::backfill::PartitionStage::Staged;
             p.rows = 1000;
             p.seconds = 0.5;
             model.updatePartition(p);

@@ -7,12 +7,13 @@
 #include <QTest>
 
 using reprint::backfill::PartitionState;
+using Stage = reprint::backfill::PartitionStage;
 using reprint::backfill::Verdict;
 using reprint::model::BackfillProgressModel;
 
 namespace {
 
-PartitionState part(int day, const char *state = "queued", long long rows = 0, double seconds = 0, bool boundary = false)
+PartitionState part(int day, Stage state = Stage::Queued, long long rows = 0, double seconds = 0, bool boundary = false)
 {
     PartitionState p;
     p.partition = QStringLiteral("2026-%1-%2").arg(1 + day / 28, 2, 10, QLatin1Char('0')).arg(1 + day % 28, 2, 10, QLatin1Char('0')).toStdString();
@@ -26,8 +27,8 @@ PartitionState part(int day, const char *state = "queued", long long rows = 0, d
 std::vector<PartitionState> window(int n)
 {
     std::vector<PartitionState> out;
-    out.push_back(part(0, "queued", 0, 0, true));
-    out.push_back(part(n - 1, "queued", 0, 0, true));
+    out.push_back(part(0, Stage::Queued, 0, 0, true));
+    out.push_back(part(n - 1, Stage::Queued, 0, 0, true));
     for (int d = 1; d + 1 < n; ++d)
         out.push_back(part(d));
     return out;
@@ -46,9 +47,9 @@ private Q_SLOTS:
         model.setPartitions(window(6));
         model.flush();
         QCOMPARE(model.rowCount(), 6);
-        model.updatePartition(part(2, "staging"));
-        model.updatePartition(part(0, "staged", 120, 0.5, true));
-        model.updatePartition(part(5, "failed", 0, 0.2, true));
+        model.updatePartition(part(2, Stage::Staging));
+        model.updatePartition(part(0, Stage::Staged, 120, 0.5, true));
+        model.updatePartition(part(5, Stage::Failed, 0, 0.2, true));
         model.flush();
         model.setValidating(true);
         model.setVerdicts({{QStringLiteral("2026-01-01"), Verdict::Expected}});
@@ -71,9 +72,9 @@ private Q_SLOTS:
         QVERIFY(model.index(1, 0).data(BackfillProgressModel::BoundaryRole).toBool());
         QVERIFY(!model.index(2, 0).data(BackfillProgressModel::BoundaryRole).toBool());
 
-        PartitionState failed = part(2, "failed", 0, 0.3);
+        PartitionState failed = part(2, Stage::Failed, 0, 0.3);
         failed.error = "division by zero. Fix the transform.";
-        model.updatePartition(part(0, "staged", 1000, 2.0, true));
+        model.updatePartition(part(0, Stage::Staged, 1000, 2.0, true));
         model.updatePartition(failed);
         model.flush();
         QCOMPARE(model.index(0, BackfillProgressModel::StateColumn).data(BackfillProgressModel::StateRole).toString(), QStringLiteral("staged"));
@@ -132,7 +133,7 @@ private Q_SLOTS:
         QCOMPARE(inserted.at(0).at(2).toInt(), 5);
 
         auto snapshot = window(6);
-        snapshot[2].state = "staging";
+        snapshot[2].state = Stage::Staging;
         model.setPartitions(snapshot);
         QVERIFY(changed.wait(1000));
         QCOMPARE(changed.count(), 1);
@@ -159,7 +160,7 @@ private Q_SLOTS:
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         // A thousand partitions finish at once, each announced on its own.
         for (int d = 0; d < 1000; ++d)
-            model.updatePartition(part(d, "staged", 10 + d, 0.5, d == 0 || d == 999));
+            model.updatePartition(part(d, Stage::Staged, 10 + d, 0.5, d == 0 || d == 999));
         QCOMPARE(changed.count(), 0);  // nothing applied before the event loop runs
         QCOMPARE(model.stagedCount(), 0);
         QVERIFY(applied.wait(1000));
@@ -171,7 +172,7 @@ private Q_SLOTS:
         // Scattered updates (every other row) collapse to one spanning range.
         changed.clear();
         for (int d = 1; d < 999; d += 2)
-            model.updatePartition(part(d, "failed", 0, 0.1));
+            model.updatePartition(part(d, Stage::Failed, 0, 0.1));
         model.flush();
         QCOMPARE(changed.count(), 1);
         QCOMPARE(resets.count(), 0);
