@@ -127,13 +127,16 @@ QFrame *banner(QWidget *parent, const QColor &tint, const QString &objectName)
 } // namespace
 
 // The legend under the calendar: the current metric's colours, then the marks that
-// do not depend on it.
+// do not depend on it. Its height is that of its entries wrapped at its width, worked
+// out by the layout (heightForWidth), so the calendar above it never moves after a paint.
 class CalendarLegend : public QWidget {
 public:
     explicit CalendarLegend(QWidget *parent = nullptr)
         : QWidget(parent)
     {
-        setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        QSizePolicy policy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        policy.setHeightForWidth(true);
+        setSizePolicy(policy);
     }
 
     void setEntries(const QList<PartitionCalendarModel::LegendEntry> &entries, const QString &title)
@@ -144,10 +147,19 @@ public:
         update();
     }
 
-    QSize sizeHint() const override { return {600, m_lines * lineHeight() + 6}; }
-    QSize minimumSizeHint() const override { return {200, m_lines * lineHeight() + 6}; }
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override { return place(width).lines * lineHeight() + 6; }
+    QSize sizeHint() const override { return {600, heightForWidth(600)}; }
+    QSize minimumSizeHint() const override { return {200, heightForWidth(width() > 0 ? width() : 600)}; }
 
 protected:
+    void resizeEvent(QResizeEvent *event) override
+    {
+        QWidget::resizeEvent(event);
+        if (heightForWidth(width()) != height())
+            updateGeometry();
+    }
+
     void paintEvent(QPaintEvent *) override
     {
         QPainter p(this);
@@ -156,34 +168,24 @@ protected:
         const QColor quiet = pal.color(QPalette::PlaceholderText);
         const QColor base = pal.color(QPalette::Base);
         const bool dark = isDark(base);
-        const QFontMetrics fm(font());
-        const int s = fm.height() - 3;
-        int x = 4;
-        int y = 3;
-        auto item = [&](auto drawSwatch, const QString &label) {
-            const int w = s + 6 + fm.horizontalAdvance(label) + 18;
-            if (x + w > width() && x > 4) {
-                x = 4;
-                y += lineHeight();
-            }
-            const QRect sw(x, y + (lineHeight() - s) / 2, s, s);
-            drawSwatch(sw);
-            p.setPen(text);
-            p.drawText(QRect(x + s + 6, y, w, lineHeight()), Qt::AlignLeft | Qt::AlignVCenter, label);
-            x += w;
+        const int s = swatchSize();
+        const Placement placed = place(width());
+        std::size_t next = 0;
+        auto heading = [&](const QString &label) {
+            p.setPen(quiet);
+            p.drawText(placed.rects.at(next++), Qt::AlignLeft | Qt::AlignVCenter, label);
         };
-        p.setPen(quiet);
-        const int tw = fm.horizontalAdvance(m_title) + 10;
-        p.drawText(QRect(x, y, tw, lineHeight()), Qt::AlignLeft | Qt::AlignVCenter, m_title);
-        x += tw;
+        auto item = [&](auto drawSwatch, const QString &label) {
+            const QRect r = placed.rects.at(next++);
+            drawSwatch(QRect(r.x(), r.y() + (lineHeight() - s) / 2, s, s));
+            p.setPen(text);
+            p.drawText(r.adjusted(s + 6, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, label);
+        };
+        heading(m_title);
         for (const auto &e : m_entries)
             item([&](const QRect &r) { p.fillRect(r, e.colour); }, e.label);
-        x = 4;
-        y += lineHeight();
-        p.setPen(quiet);
-        const QString marks = tr("Marks:");
-        p.drawText(QRect(x, y, fm.horizontalAdvance(marks) + 10, lineHeight()), Qt::AlignLeft | Qt::AlignVCenter, marks);
-        x += fm.horizontalAdvance(marks) + 10;
+        heading(marksHeading());
+        const QStringList marks = markLabels();
         item(
             [&](const QRect &r) {
                 p.fillRect(r, QColor(0xd6, 0x45, 0x45));
@@ -195,7 +197,7 @@ protected:
                 tri.closeSubpath();
                 p.fillPath(tri, dark ? Qt::white : QColor(25, 25, 28));
             },
-            tr("fails a check"));
+            marks.at(0));
         item(
             [&](const QRect &r) {
                 p.fillRect(r, base);
@@ -206,14 +208,14 @@ protected:
                 p.setPen(h);
                 p.drawRect(r.adjusted(0, 0, -1, -1));
             },
-            tr("no rows"));
+            marks.at(1));
         item(
             [&](const QRect &r) {
                 QColor c = text;
                 c.setAlpha(28);
                 p.fillRect(r, c);
             },
-            tr("not read yet"));
+            marks.at(2));
         item(
             [&](const QRect &r) {
                 QColor c = text;
@@ -221,24 +223,24 @@ protected:
                 p.setPen(c);
                 p.drawRect(r.adjusted(0, 0, -1, -1));
             },
-            tr("future"));
+            marks.at(3));
         item(
             [&](const QRect &r) {
                 p.setPen(QPen(QColor(0xf0, 0x8c, 0x00), 2));
                 p.drawRect(r.adjusted(1, 1, -1, -1));
             },
-            tr("today"));
+            marks.at(4));
         item(
             [&](const QRect &r) {
                 p.setPen(QPen(text, 1, Qt::DashLine));
                 p.drawRect(r.adjusted(1, 1, -2, -2));
             },
-            tr("claimed"));
+            marks.at(5));
         item(
             [&](const QRect &r) {
                 p.fillRect(r, dark ? QColor(255, 255, 255, 30) : QColor(0, 40, 120, 28));
             },
-            tr("weekend"));
+            marks.at(6));
         item(
             [&](const QRect &r) {
                 const QColor highlight = pal.color(QPalette::Highlight);
@@ -248,21 +250,63 @@ protected:
                 p.setPen(QPen(highlight, 2));
                 p.drawRect(r.adjusted(1, 1, -1, -1));
             },
-            tr("in the window"));
-        // As tall as the entries wrapped at this width: the last ones are never cut off.
-        const int lines = (y - 3) / lineHeight() + 1;
-        if (lines != m_lines) {
-            m_lines = lines;
-            updateGeometry();
-        }
+            marks.at(7));
     }
 
 private:
+    // Where each heading and entry goes at a width: the metric's row, then the marks'
+    // row, each wrapped where the next entry would not fit.
+    struct Placement {
+        std::vector<QRect> rects;
+        int lines = 0;
+    };
+
+    Placement place(int width) const
+    {
+        const QFontMetrics fm(font());
+        const int s = swatchSize();
+        Placement out;
+        int x = 4;
+        int y = 3;
+        auto heading = [&](const QString &label) {
+            const int w = fm.horizontalAdvance(label) + 10;
+            out.rects.emplace_back(x, y, w, lineHeight());
+            x += w;
+        };
+        auto item = [&](const QString &label) {
+            const int w = s + 6 + fm.horizontalAdvance(label) + 18;
+            if (x + w > width && x > 4) {
+                x = 4;
+                y += lineHeight();
+            }
+            out.rects.emplace_back(x, y, w, lineHeight());
+            x += w;
+        };
+        heading(m_title);
+        for (const auto &e : m_entries)
+            item(e.label);
+        x = 4;
+        y += lineHeight();
+        heading(marksHeading());
+        for (const QString &label : markLabels())
+            item(label);
+        out.lines = (y - 3) / lineHeight() + 1;
+        return out;
+    }
+
+    static QString marksHeading() { return tr("Marks:"); }
+    // In the order paintEvent draws their swatches.
+    static QStringList markLabels()
+    {
+        return {tr("fails a check"), tr("no rows"),  tr("not read yet"), tr("future"),
+                tr("today"),         tr("claimed"), tr("weekend"),      tr("in the window")};
+    }
+
     int lineHeight() const { return fontMetrics().height() + 6; }
+    int swatchSize() const { return fontMetrics().height() - 3; }
 
     QList<PartitionCalendarModel::LegendEntry> m_entries;
     QString m_title;
-    int m_lines = 2;
 };
 
 CalendarScreen::CalendarScreen(model::EngineClient *engine, QWidget *parent)
@@ -506,6 +550,10 @@ void CalendarScreen::buildUi()
         l->setObjectName(name);
         l->setWordWrap(true);
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        // Two lines each, whatever the window: the plan box keeps its height as the
+        // plan's text changes, so the calendar above it does not move under the mouse.
+        l->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+        l->setMinimumHeight(2 * l->fontMetrics().lineSpacing());
         return l;
     };
     m_planSummary = label(QStringLiteral("planSummary"));
@@ -515,11 +563,13 @@ void CalendarScreen::buildUi()
     auto *form1 = new QFormLayout;
     form1->setVerticalSpacing(4);
     form1->setHorizontalSpacing(12);
+    form1->setLabelAlignment(Qt::AlignLeft | Qt::AlignTop);
     form1->addRow(tr("Scope"), m_planSummary);
     form1->addRow(tr("Boundary"), m_planDiff);
     auto *form2 = new QFormLayout;
     form2->setVerticalSpacing(4);
     form2->setHorizontalSpacing(12);
+    form2->setLabelAlignment(Qt::AlignLeft | Qt::AlignTop);
     form2->addRow(tr("Downstream"), m_planDownstream);
     form2->addRow(tr("Conflicts"), m_planConflicts);
     planLayout->addLayout(form1, 0, 0);
