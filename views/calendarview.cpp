@@ -150,6 +150,8 @@ void CalendarView::resizeEvent(QResizeEvent *event)
 {
     QAbstractItemView::resizeEvent(event);
     relayout();
+    if (m_pendingScroll.isValid())
+        scrollTo(m_pendingScroll, m_pendingHint);
 }
 
 int CalendarView::horizontalOffset() const
@@ -217,6 +219,10 @@ void CalendarView::scrollTo(const QModelIndex &index, ScrollHint hint)
 {
     if (!index.isValid() || std::size_t(index.row()) >= m_rowTop.size())
         return;
+    if (!m_painted) {
+        m_pendingScroll = index;
+        m_pendingHint = hint;
+    }
     const int top = m_rowTop[std::size_t(index.row())];
     const int visibleTop = verticalOffset() + m_headerHeight;
     const int visibleBottom = verticalOffset() + viewport()->height();
@@ -519,6 +525,8 @@ void CalendarView::setHover(int ordinal)
 
 void CalendarView::paintEvent(QPaintEvent *event)
 {
+    m_painted = true;
+    m_pendingScroll = QPersistentModelIndex();
     QPainter p(viewport());
     const QPalette pal = palette();
     const QColor base = pal.color(QPalette::Base);

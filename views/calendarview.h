@@ -16,6 +16,7 @@
 // Thread affinity: GUI thread. The view does not own its model.
 
 #include <QAbstractItemView>
+#include <QPersistentModelIndex>
 
 #include <vector>
 
@@ -109,6 +110,11 @@ private:
     int m_last = -1;
     int m_hover = -1;
     int m_lastYearInView = 0;
+    // A scroll asked for before the view was first painted: its size is not final yet, so
+    // the scroll is made again at each resize until then (the screen opens on today).
+    QPersistentModelIndex m_pendingScroll;
+    ScrollHint m_pendingHint = EnsureVisible;
+    bool m_painted = false;
     bool m_dragging = false;
 };
 

@@ -65,6 +65,10 @@ int exitCodeFor(const Error &e)
         return ExitUsage;
     case ErrorKind::Validation:
         return ExitValidation;
+    case ErrorKind::SerializationFailure:
+    case ErrorKind::DeadlockDetected:
+    case ErrorKind::TransactionRollback:
+    case ErrorKind::LockNotAvailable:
     case ErrorKind::Conflict:
     case ErrorKind::Drift:
         return ExitConflict;

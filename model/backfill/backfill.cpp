@@ -253,7 +253,7 @@ Task<Result<std::string>> validateMembers(warehouse::Connection &c, std::vector<
         auto v = co_await validateMember(c, mem, opt, std::exchange(checks[i], {}), laps);
         if (!v) {
             Error e = v.error();
-            if (e.kind != ErrorKind::Conflict) {
+            if (!warehouse::isConcurrencyConflict(e.kind)) {
                 for (Member &other : members)
                     co_await markFailed(c, other.rec.id, "validation of " + mem.model->name + " failed: " + e.toSentence(), conninfo);
                 e.message = "backfill " + std::to_string(root) + " (" + mem.model->name + ") could not be validated: " + e.message;

@@ -110,7 +110,7 @@ constexpr const char *kPartitionIndexesSql =
 
 bool isLockTimeout(const Error &e)
 {
-    return e.sqlstate == "55P03";
+    return e.kind == ErrorKind::LockNotAvailable;
 }
 
 // The successor of each physical partition of the window, built beside it from the stage

@@ -9,6 +9,10 @@ const char *toString(ErrorKind kind)
     case ErrorKind::Cancelled: return "cancelled";
     case ErrorKind::Syntax: return "syntax";
     case ErrorKind::Permission: return "permission";
+    case ErrorKind::SerializationFailure: return "serialization failure";
+    case ErrorKind::DeadlockDetected: return "deadlock detected";
+    case ErrorKind::TransactionRollback: return "transaction rollback";
+    case ErrorKind::LockNotAvailable: return "lock not available";
     case ErrorKind::Conflict: return "conflict";
     case ErrorKind::Drift: return "drift";
     case ErrorKind::Data: return "data";
@@ -29,8 +33,14 @@ ErrorKind Error::classify(const std::string &s)
         return ErrorKind::Cancelled;
     if (s == "42501" || cls == "28")
         return ErrorKind::Permission;
-    if (s == "55P03" || s == "40001" || s == "40P01" || cls == "40")
-        return ErrorKind::Conflict;
+    if (s == "40001")
+        return ErrorKind::SerializationFailure;
+    if (s == "40P01")
+        return ErrorKind::DeadlockDetected;
+    if (cls == "40")
+        return ErrorKind::TransactionRollback;
+    if (s == "55P03")
+        return ErrorKind::LockNotAvailable;
     if (cls == "08" || s == "57P01" || s == "57P02" || s == "57P03")
         return ErrorKind::Connection;
     if (cls == "42" || s == "0A000")
@@ -38,6 +48,30 @@ ErrorKind Error::classify(const std::string &s)
     if (cls == "22" || cls == "23")
         return ErrorKind::Data;
     return ErrorKind::Internal;
+}
+
+bool isConcurrencyConflict(ErrorKind kind)
+{
+    switch (kind) {
+    case ErrorKind::SerializationFailure:
+    case ErrorKind::DeadlockDetected:
+    case ErrorKind::TransactionRollback:
+    case ErrorKind::LockNotAvailable:
+    case ErrorKind::Conflict:
+        return true;
+    case ErrorKind::Connection:
+    case ErrorKind::Cancelled:
+    case ErrorKind::Syntax:
+    case ErrorKind::Permission:
+    case ErrorKind::Data:
+    case ErrorKind::Usage:
+    case ErrorKind::Spec:
+    case ErrorKind::Validation:
+    case ErrorKind::Drift:
+    case ErrorKind::Internal:
+        return false;
+    }
+    return false;
 }
 
 Error Error::make(ErrorKind kind, std::string message, std::string hint)

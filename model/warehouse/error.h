@@ -11,14 +11,19 @@ namespace reprint::warehouse {
 
 // What kind of failure it was, in the terms a caller acts on. Classified from the
 // SQLSTATE where the server sent one (the class tells most: 08 connection, 42 syntax or
-// access, 40 and 55P03 conflict, 22/23 data), else from where it happened.
+// access, 40 rollback, 55P03 lock, 22/23 data), else from where it happened. The
+// concurrency kinds are named as libpqxx names its exception classes.
 enum class ErrorKind {
     Connection,  // could not connect, or the connection was lost (class 08, 57P0x)
     Cancelled,   // the query was cancelled (57014) or the caller gave up
     Syntax,      // bad SQL or a bad spec: 42xxx except 42501, 0A000
     Permission,  // insufficient privilege (42501) or authentication refused (28xxx)
-    Conflict,    // serialization failure, deadlock (40xxx), lock not available (55P03)
+    SerializationFailure,  // 40001: a concurrent transaction made this one's reads stale
+    DeadlockDetected,      // 40P01: the server chose this transaction to break a lock cycle
+    TransactionRollback,   // any other 40xxx: the server rolled the transaction back
+    LockNotAvailable,      // 55P03: lock_timeout ran out (or NOWAIT) before the lock came
     Data,        // bad values or constraint violations (22xxx, 23xxx)
+    Conflict,    // the engine's: the backfill's state or another's claim forbids it
     Usage,       // the caller asked for something impossible: bad flag, unknown model
     Spec,        // the spec file (or a file it names) is wrong: names file:line:col
     Validation,  // the engine's: data failed validation, so nothing was published
@@ -28,6 +33,10 @@ enum class ErrorKind {
 };
 
 const char *toString(ErrorKind kind);
+
+// Another transaction or backfill was in the way: a rolled-back transaction (class 40), a
+// lock that did not come (55P03), or the engine's Conflict. Trying again later can work.
+bool isConcurrencyConflict(ErrorKind kind);
 
 struct Error {
     ErrorKind kind = ErrorKind::Internal;

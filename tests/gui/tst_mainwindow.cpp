@@ -5,6 +5,8 @@
 #include "testsupport.h"
 
 #include "calendarscreen.h"
+#include "partitioncalendarmodel.h"
+#include "calendarview.h"
 #include "demolauncher.h"
 #include "engineclient.h"
 
@@ -19,6 +21,7 @@
 #include <QLabel>
 #include <QListView>
 #include <QMessageBox>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -173,6 +176,30 @@ private Q_SLOTS:
         QVERIFY2(!detail->text().contains(QStringLiteral("Select a model in the sidebar")), qPrintable(detail->text()));
         QVERIFY2(detail->text().contains(QStringLiteral("Open a spec")), qPrintable(detail->text()));
         QVERIFY(!window.windowTitle().contains(QStringLiteral("Reprint — ")));
+    }
+
+    // A spec opened before the window is shown (as reprint-review does) puts the newest
+    // partition on screen once the window has its size: the scroll made against the unshown
+    // calendar's default size left it below the fold.
+    void calendarOpensOnTheNewestPartition()
+    {
+        QSettings().clear();  // no remembered window: the calendar opens on the newest partition
+        const std::string db = reprint::test::demoCopy("tst_mainwindow_newest");
+        const QString spec = QDir(qEnvironmentVariable("REPRINT_TEST_DEMO_DIR")).filePath(QStringLiteral("demo.yaml"));
+        MainWindow window;
+        window.resize(1280, 800);
+        QVERIFY(window.openSpec(spec, QString::fromStdString(db)));
+        window.findChild<QTabWidget *>()->setCurrentWidget(window.calendarScreen());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_COMPARE_WITH_TIMEOUT(window.connectionState(), MainWindow::ConnectionState::Connected, 20000);
+        const reprint::views::CalendarView *view = window.calendarScreen()->view();
+        const int newest = window.calendarScreen()->calendarModel()->lastPastOrdinal();
+        QVERIFY(newest >= 0);
+        QTRY_VERIFY2_WITH_TIMEOUT(view->viewport()->rect().contains(view->cellRect(newest)),
+                                  qPrintable(QStringLiteral("the newest partition is at y %1 of a %2 px viewport")
+                                                 .arg(view->cellRect(newest).top()).arg(view->viewport()->height())),
+                                  5000);
     }
 
     void helpMenuGuideShortcutsAndAbout()

@@ -114,8 +114,10 @@ private Q_SLOTS:
         QTest::newRow("undefined table") << "SELECT * FROM no_such_table" << "42P01" << int(ErrorKind::Syntax);
         QTest::newRow("division by zero") << "SELECT 1/0" << "22012" << int(ErrorKind::Data);
         QTest::newRow("not null") << "CREATE TEMP TABLE n (x int NOT NULL); INSERT INTO n VALUES (NULL)" << "23502" << int(ErrorKind::Data);
-        QTest::newRow("serialization") << "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40001'; END $$" << "40001" << int(ErrorKind::Conflict);
-        QTest::newRow("lock not available") << "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '55P03'; END $$" << "55P03" << int(ErrorKind::Conflict);
+        QTest::newRow("serialization") << "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40001'; END $$" << "40001" << int(ErrorKind::SerializationFailure);
+        QTest::newRow("deadlock") << "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40P01'; END $$" << "40P01" << int(ErrorKind::DeadlockDetected);
+        QTest::newRow("other rollback") << "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40002'; END $$" << "40002" << int(ErrorKind::TransactionRollback);
+        QTest::newRow("lock not available") << "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '55P03'; END $$" << "55P03" << int(ErrorKind::LockNotAvailable);
         QTest::newRow("permission") << "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '42501'; END $$" << "42501" << int(ErrorKind::Permission);
     }
 
@@ -133,6 +135,9 @@ private Q_SLOTS:
         QVERIFY(!r.ok());
         QCOMPARE(QString::fromStdString(r.error().sqlstate), sqlstate);
         QCOMPARE(int(r.error().kind), kind);
+        // Worth trying again later: exactly the rolled-back transactions and the lock waits.
+        QCOMPARE(reprint::warehouse::isConcurrencyConflict(r.error().kind),
+                 sqlstate.startsWith(QLatin1String("40")) || sqlstate == QLatin1String("55P03"));
         QVERIFY(!r.error().message.empty());
     }
 
