@@ -1,5 +1,7 @@
 #include "runscreen.h"
 
+#include "backfill/window.h"
+
 #include "backfillprogressmodel.h"
 #include "engineclient.h"
 #include "reviewmodel.h"
@@ -640,6 +642,7 @@ void RunScreen::start(const backfill::BackfillRequest &request)
     if (!resuming) {
         reset();
         m_request = request;
+        showPlannedPartitions(request);
     } else {
         m_request.parallel = request.parallel;
         m_request.retryFailed = request.retryFailed;
@@ -679,6 +682,27 @@ void RunScreen::start(const backfill::BackfillRequest &request)
     refreshHeader();
     refreshStats();
     refreshControls();
+}
+
+// The window's partitions, queued, from the moment Start is pressed: the table shows what
+// will be staged while the claim is made (the warehouse's snapshot then takes over).
+void RunScreen::showPlannedPartitions(const backfill::BackfillRequest &request)
+{
+    const backfill::Model *model = m_engine->spec().model(request.model);
+    if (!model)
+        return;
+    const auto window = backfill::windowOf(*model, request.from, request.to);
+    if (!window)
+        return;
+    std::vector<backfill::PartitionState> planned;
+    for (const auto &[partition, boundary] : backfill::stagingOrder(*window)) {
+        backfill::PartitionState state;
+        state.partition = partition.name;
+        state.boundary = boundary;
+        planned.push_back(std::move(state));
+    }
+    m_progress->setPartitions(planned);
+    m_progress->flush();
 }
 
 void RunScreen::follow(qint64 backfillId)
@@ -795,6 +819,8 @@ void RunScreen::onFailed(quint64 token, const model::DatabaseError &error)
         if (!cancelled || m_id == 0) {
             m_runError = error.sentence();
             if (m_id == 0) {
+                // Nothing was claimed: the planned partitions were never queued.
+                m_progress->clear();
                 setPhase(cancelled ? Phase::Cancelled : Phase::Failed);
                 setBanner(m_runError, !cancelled);
             }

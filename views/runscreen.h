@@ -133,6 +133,7 @@ private:
     QWidget *buildRunPage();
     void applyChartTheme();
     void reset();
+    void showPlannedPartitions(const backfill::BackfillRequest &request);
     void attach(qint64 id);
     void refollow();
     void applySnapshot(const backfill::BackfillProgress &snapshot);

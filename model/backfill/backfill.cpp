@@ -198,9 +198,8 @@ Task<Status> claimMembers(warehouse::Connection &c, const Spec &spec, std::vecto
     co_return warehouse::ok();
 }
 
-// The partitions of `mem` to stage, boundary partitions first: they are the likeliest to be
-// wrong, so their review is ready earliest. A resume re-stages what is not staged (or only
-// what failed); `done` counts the partitions it keeps.
+// The partitions of `mem` to stage, in stagingOrder (boundary partitions first). A resume
+// re-stages what is not staged (or only what failed); `done` counts the partitions it keeps.
 std::deque<std::pair<Partition, bool>> stageQueue(const Member &mem, const BackfillRequest &req, int &done)
 {
     auto wanted = [&](const Partition &p) {
@@ -210,13 +209,7 @@ std::deque<std::pair<Partition, bool>> stageQueue(const Member &mem, const Backf
         const PartitionStage state = it == mem.rec.states.end() ? PartitionStage::Queued : it->second;
         return req.retryFailed ? state == PartitionStage::Failed : state != PartitionStage::Staged;
     };
-    const Window &mw = mem.window;
-    std::vector<std::pair<Partition, bool>> order;
-    order.emplace_back(mw.first(), true);
-    if (mw.partitions.size() > 1)
-        order.emplace_back(mw.last(), true);
-    for (std::size_t i = 1; i + 1 < mw.partitions.size(); ++i)
-        order.emplace_back(mw.partitions[i], false);
+    const std::vector<std::pair<Partition, bool>> order = stagingOrder(mem.window);
     std::deque<std::pair<Partition, bool>> queue;
     done = 0;
     for (const auto &item : order) {

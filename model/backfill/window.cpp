@@ -17,6 +17,18 @@ std::string windowText(const Partition &from, const Partition &to)
     return from.name == to.name ? from.name : from.name + ".." + to.name;
 }
 
+std::vector<std::pair<Partition, bool>> stagingOrder(const Window &window)
+{
+    std::vector<std::pair<Partition, bool>> order;
+    order.reserve(window.partitions.size());
+    order.emplace_back(window.first(), true);
+    if (window.partitions.size() > 1)
+        order.emplace_back(window.last(), true);
+    for (std::size_t i = 1; i + 1 < window.partitions.size(); ++i)
+        order.emplace_back(window.partitions[i], false);
+    return order;
+}
+
 namespace {
 
 Window windowBetween(const Model &model, const Partition &from, const Partition &to)

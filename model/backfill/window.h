@@ -10,6 +10,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reprint::backfill {
@@ -33,6 +34,11 @@ Window windowSpanning(const Model &model, const QDateTime &start, const QDateTim
 
 // "from..to", or one name when both are the same partition.
 std::string windowText(const Partition &from, const Partition &to);
+
+// The order a backfill stages the window in, each with whether it is a boundary partition:
+// the first and the last partition, then the rest in time order. They are the likeliest to
+// be wrong, so their review is ready earliest; the run screen lists them the same way.
+std::vector<std::pair<Partition, bool>> stagingOrder(const Window &window);
 
 // A model downstream of a window, with the window it gets on its own grain: the
 // partitions holding the union of its upstreams' windows (a day -> the month holding it).

@@ -223,6 +223,16 @@ private Q_SLOTS:
         QSignalSpy inserted(screen->progressModel(), &QAbstractItemModel::rowsInserted);
         QCOMPARE(screen->phase(), Phase::Claiming);
         QVERIFY(screen->cancelButton()->isEnabled());
+        // While the claim is made, the table already lists what will be staged, queued, in
+        // the order the engine stages it (boundary partitions first).
+        QCOMPARE(screen->progressModel()->rowCount(), 6);
+        QStringList planned;
+        for (int row = 0; row < 6; ++row) {
+            planned << screen->progressModel()->index(row, 0).data().toString();
+            QCOMPARE(int(screen->progressModel()->partition(row)->state), int(reprint::backfill::PartitionStage::Queued));
+        }
+        QCOMPARE(planned, QStringList({QStringLiteral("2026-03-09"), QStringLiteral("2026-03-14"), QStringLiteral("2026-03-10"),
+                                       QStringLiteral("2026-03-11"), QStringLiteral("2026-03-12"), QStringLiteral("2026-03-13")}));
         QTRY_VERIFY_WITH_TIMEOUT(RunScreen::isTerminal(screen->phase()), 120000);
         QVERIFY2(screen->phase() == Phase::Staged || screen->phase() == Phase::ValidationFailed,
                  qPrintable(RunScreen::phaseLabel(screen->phase())));
@@ -244,8 +254,9 @@ private Q_SLOTS:
         QCOMPARE(screen->progressModel()->rowsStaged(), total);
         QTRY_VERIFY_WITH_TIMEOUT(verdictsShown(screen->progressModel()), 10000);
 
+        // The warehouse's snapshots update the planned rows in place: no reset, no new row.
         QCOMPARE(resets.count(), 0);
-        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(inserted.count(), 0);
         QVERIFY(!screen->cancelButton()->isEnabled());
         QVERIFY(screen->reviewButton()->isEnabled());
         QVERIFY(!screen->resumeButton()->isEnabled());
@@ -535,6 +546,31 @@ private Q_SLOTS:
                  std::string("0"));
         QVERIFY(!screen->abandonButton()->isEnabled());
         QVERIFY(!screen->resumeButton()->isEnabled());
+    }
+
+    // Start on a window another backfill holds: nothing is claimed, so the partitions listed
+    // as queued when Start was pressed go away, and the banner names the holder.
+    void aClaimedWindowListsNothingQueued()
+    {
+        Fixture f("run_claimed");
+        QProcess cli;
+        cli.start(reprint::test::reprintBinary(),
+                  {QStringLiteral("backfill"), QStringLiteral("--spec"), f.spec, QStringLiteral("--db"), QString::fromStdString(f.db),
+                   QStringLiteral("--model"), QStringLiteral("fct_order_lines"), QStringLiteral("--from"), QStringLiteral("2026-03-09"),
+                   QStringLiteral("--to"), QStringLiteral("2026-03-14")});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0 || cli.exitCode() == 3, cli.readAllStandardError().constData());  // staged: its claim is held
+        RunScreen *screen = f.screen.get();
+        screen->start(request("2026-03-12", "2026-03-16"));
+        QCOMPARE(screen->progressModel()->rowCount(), 5);
+        QTRY_VERIFY_WITH_TIMEOUT(RunScreen::isTerminal(screen->phase()), 60000);
+        QCOMPARE(screen->phase(), Phase::Failed);
+        QCOMPARE(screen->backfillId(), 0);
+        QCOMPARE(screen->progressModel()->rowCount(), 0);
+        auto *banner = screen->findChild<QLabel *>(QStringLiteral("runBanner"));
+        QVERIFY(banner && banner->isVisible());
+        QVERIFY2(banner->text().contains(QStringLiteral("claimed")), qPrintable(banner->text()));
+        QCOMPARE(scalar(f.db, "SELECT count(*) FROM reprint.backfills"), std::string("1"));
     }
 
     // Not a check: writes docs/run*.png when REPRINT_SCREENSHOT_DIR is set.

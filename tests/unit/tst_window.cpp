@@ -74,6 +74,7 @@ class TestWindow : public QObject {
 
 private Q_SLOTS:
     void fromNames();
+    void stagingOrderPutsBoundariesFirst();
     void neighboursAcrossYearEnds();
     void badNames();
     void spanningIsEndExclusive();
@@ -98,6 +99,21 @@ void TestWindow::fromNames()
     QCOMPARE(windowOrFail(*s.model("daily"), "2026-03-28", "2026-03-28").text(), std::string("2026-03-28"));
     // A week may be named by its Monday.
     QCOMPARE(windowOrFail(*s.model("weekly"), "2026-03-23", "2026-W14").text(), std::string("2026-W13..2026-W14"));
+}
+
+void TestWindow::stagingOrderPutsBoundariesFirst()
+{
+    const Spec s = chain();
+    auto order = [](const Window &w) {
+        QStringList out;
+        for (const auto &[p, boundary] : stagingOrder(w))
+            out << QString::fromStdString(p.name) + (boundary ? QStringLiteral("*") : QString());
+        return out;
+    };
+    QCOMPARE(order(windowOrFail(*s.model("daily"), "2026-03-28", "2026-03-31")),
+             (QStringList{"2026-03-28*", "2026-03-31*", "2026-03-29", "2026-03-30"}));
+    QCOMPARE(order(windowOrFail(*s.model("daily"), "2026-03-28", "2026-03-29")), (QStringList{"2026-03-28*", "2026-03-29*"}));
+    QCOMPARE(order(windowOrFail(*s.model("daily"), "2026-03-28", "2026-03-28")), QStringList{"2026-03-28*"});
 }
 
 void TestWindow::neighboursAcrossYearEnds()
