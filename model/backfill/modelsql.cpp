@@ -200,11 +200,18 @@ std::string ModelSql::rowDiff(const std::string &stage) const
         diffs.push_back("(reprint_o." + q + " IS DISTINCT FROM reprint_n." + q + ")");
     }
     const std::string anyDiff = diffs.empty() ? "false" : join(diffs, " OR ");
-    const std::string dup = "row_number() OVER (PARTITION BY " + join(keyList, ", ") + " ORDER BY to_jsonb(t)::text) AS reprint_dup";
-    std::string sql = "WITH reprint_o AS (SELECT t.*, true AS reprint_present, " + dup + " FROM " + target + " AS t WHERE "
-                      + inWindow("t") + "),\n"
-                      " reprint_n AS (SELECT t.*, true AS reprint_present, " + dup + " FROM " + stage + " AS t WHERE "
-                      + inWindow("t") + "),\n"
+    // One side's rows, each numbered among the rows of its key (reprint_dup). The rows of a
+    // key are counted first (a sort on the key alone); only the rows of a repeated key are
+    // ordered by their JSON text, so that the usual case, every key once, builds no JSON.
+    const std::string byKey = "PARTITION BY " + join(keyList, ", ");
+    auto side = [&](const std::string &name, const std::string &relation) {
+        const std::string counted = name + "_k";
+        return counted + " AS (SELECT t.*, count(*) OVER (" + byKey + ") AS reprint_keyed FROM " + relation + " AS t WHERE "
+               + inWindow("t") + "),\n " + name + " AS (SELECT t.*, true AS reprint_present, 1::bigint AS reprint_dup FROM "
+               + counted + " AS t WHERE t.reprint_keyed = 1 UNION ALL SELECT t.*, true AS reprint_present, row_number() OVER ("
+               + byKey + " ORDER BY (to_jsonb(t) - 'reprint_keyed')::text) FROM " + counted + " AS t WHERE t.reprint_keyed > 1)";
+    };
+    std::string sql = "WITH " + side("reprint_o", target) + ",\n " + side("reprint_n", stage) + ",\n"
                       " reprint_j AS (SELECT reprint_o.reprint_present AS in_old, reprint_n.reprint_present AS in_new, (" + anyDiff
                       + ") AS differs, reprint_o.reprint_dup AS old_dup, reprint_n.reprint_dup AS new_dup";
     for (std::size_t i = 0; i < diffs.size(); ++i)
@@ -217,8 +224,8 @@ std::string ModelSql::rowDiff(const std::string &stage) const
            "count(*) FILTER (WHERE j.in_old AND j.in_new AND j.differs) AS changed, "
            "(SELECT coalesce(jsonb_agg(x.r), '[]'::jsonb)::text FROM (SELECT jsonb_build_object('change', "
            "CASE WHEN j2.in_old IS NULL THEN 'added' WHEN j2.in_new IS NULL THEN 'removed' ELSE 'changed' END, "
-           "'key', j2.key, 'old', to_jsonb(j2.old_rec) - 'reprint_present' - 'reprint_dup', "
-           "'new', to_jsonb(j2.new_rec) - 'reprint_present' - 'reprint_dup') AS r FROM reprint_j AS j2 "
+           "'key', j2.key, 'old', to_jsonb(j2.old_rec) - 'reprint_keyed' - 'reprint_present' - 'reprint_dup', "
+           "'new', to_jsonb(j2.new_rec) - 'reprint_keyed' - 'reprint_present' - 'reprint_dup') AS r FROM reprint_j AS j2 "
            "WHERE j2.in_old IS NULL OR j2.in_new IS NULL OR j2.differs "
            "ORDER BY (j2.in_old AND j2.in_new) DESC NULLS LAST, j2.key::text LIMIT $3) AS x) AS sample, "
            "count(*) FILTER (WHERE j.old_dup > 1) AS old_repeats, count(*) FILTER (WHERE j.new_dup > 1) AS new_repeats";

@@ -143,6 +143,14 @@ private Q_SLOTS:
         QCOMPARE(d.value(QStringLiteral("removed")).toInt(), 1);
         QCOMPARE(d.value(QStringLiteral("added")).toInt(), 0);
         QCOMPARE(d.value(QStringLiteral("changed")).toInt(), 0);
+        // The stored sample (what the review shows once the stage is gone) holds the removed
+        // row as the target holds it: its own columns, none of the diff's.
+        const std::string stored = "FROM reprint.row_diffs AS r, jsonb_array_elements(r.sample) AS e WHERE r.backfill_id = "
+                                   + std::to_string(id) + " AND r.partition = '2026-01-01'";
+        QCOMPARE(scalar(db, "SELECT count(*)::text " + stored), std::string("1"));
+        QCOMPARE(scalar(db, "SELECT (e->'old'->>'id') " + stored), std::string("2"));
+        QCOMPARE(scalar(db, "SELECT (SELECT string_agg(k, ',' ORDER BY k) FROM jsonb_object_keys(e->'old') AS k) " + stored),
+                 std::string("day,id,key,n,o"));
         auto table = test::runReprint(oddArgs(QStringLiteral("diff"), spec) << QString::number(id) << QStringLiteral("--rows")
                                                                              << QStringLiteral("2026-01-01"));
         QVERIFY2(table.out.contains(QStringLiteral("the key repeats")), qPrintable(table.out));
@@ -180,6 +188,30 @@ private Q_SLOTS:
         QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("failed"));
         QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.claims WHERE lease_expires > now()"), std::string("0"));
         QCOMPARE(scalar(db, "SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) FROM odd.t t"), before);
+    }
+
+    // The source checks run on sessions that plan without parallel workers (they already
+    // run three at a time, beside the staging), in the backfill's validation and in the drift
+    // guard alike, while the server's own setting stays as it is. The check scales its value
+    // by the session's setting, so it agrees with the target only when the setting is 0.
+    void sourceChecksRunWithoutParallelWorkers()
+    {
+        const std::string db = oddCopy("rel_serialchecks");
+        const std::string serverSetting = scalar(db, "SELECT current_setting('max_parallel_workers_per_gather')");
+        QVERIFY2(serverSetting != "0", serverSetting.c_str());
+        QTemporaryDir dir;
+        const QString spec = oddSpec(dir, db,
+                                     QStringLiteral("SELECT s.day AS partition, sum(s.n) * (1 + current_setting('max_parallel_workers_per_gather')::int) "
+                                                    "AS value FROM odd.src AS s WHERE s.day >= :start AND s.day < :end GROUP BY 1\n"));
+        auto bf = oddBackfill(spec);
+        QVERIFY2(bf.exitCode == 0, qPrintable(bf.out + bf.err));
+        const long long id = backfillIdFrom(bf);
+        QCOMPARE(scalar(db, "SELECT validation FROM reprint.backfills WHERE id = " + std::to_string(id)), std::string("passed"));
+        auto pub = test::runReprint(oddArgs(QStringLiteral("publish"), spec) << QString::number(id) << QStringLiteral("--approve")
+                                                                              << QStringLiteral("serial checks agree"));
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.out + pub.err));
+        QCOMPARE(scalar(db, "SELECT sum(n)::text FROM odd.t"), scalar(db, "SELECT sum(n)::text FROM odd.src"));
+        QCOMPARE(scalar(db, "SELECT current_setting('max_parallel_workers_per_gather')"), serverSetting);
     }
 
     // A check that cannot run (it returns text) used to leave the backfill `staging` with
