@@ -280,21 +280,21 @@ Task<Error> claimLost(warehouse::Connection &c, long long id)
                        "once it is gone.");
 }
 
-Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std::shared_ptr<Heartbeat> hb, CancelTokenPtr cancel)
+Task<void> heartbeat(warehouse::ConnectionPtr conn, long long id, EngineOptions opt, std::shared_ptr<Heartbeat> hb,
+                     CancelTokenPtr cancel)
 {
-    auto conn = co_await openSession(conninfo);
-    if (!conn || hb->stopped)
+    if (hb->stopped)
         co_return;
-    hb->conn = *conn;
+    hb->conn = conn;
     // Without the LISTEN (it never fails on a live connection) the wait below is just the
     // beat's timer: no request is heard, the lease is still kept.
-    (void)co_await (*conn)->execute("LISTEN reprint_cancel");
+    (void)co_await conn->execute("LISTEN reprint_cancel");
     const std::string self = std::to_string(id);
     using Clock = std::chrono::steady_clock;
     auto next = Clock::now() + std::chrono::seconds(opt.heartbeatSeconds);
     while (!hb->stopped) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
-        auto heard = co_await (*conn)->waitForNotification(std::max(left, std::chrono::milliseconds(1)));
+        auto heard = co_await conn->waitForNotification(std::max(left, std::chrono::milliseconds(1)));
         if (hb->stopped || !heard)
             break;
         if (*heard && (*heard)->payload == self) {
@@ -304,9 +304,9 @@ Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std:
         }
         if (Clock::now() < next)
             continue;
-        auto r = co_await (*conn)->query("UPDATE reprint.claims SET heartbeat_at = now(), "
-                                         "lease_expires = now() + make_interval(secs => $2) WHERE backfill_id = $1",
-                                         args(self, std::to_string(opt.leaseSeconds)));
+        auto r = co_await conn->query("UPDATE reprint.claims SET heartbeat_at = now(), "
+                                      "lease_expires = now() + make_interval(secs => $2) WHERE backfill_id = $1",
+                                      args(self, std::to_string(opt.leaseSeconds)));
         if (r && r->last().affectedRows == 0) {
             // Our lease lapsed (this process was not heard from) and the claim was taken
             // over: stop staging, as a cancel would; stageMember says why.
@@ -316,7 +316,10 @@ Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std:
         }
         next = Clock::now() + std::chrono::seconds(opt.heartbeatSeconds);
     }
-    (*conn)->close();
+    hb->conn.reset();
+    // The session goes on (validation): requests heard from here on are not for it.
+    if (conn->isOpen())
+        (void)co_await conn->execute("UNLISTEN reprint_cancel");
 }
 
 } // namespace reprint::backfill

@@ -20,7 +20,8 @@ struct Recorded {
 
 // The claim's heartbeat while a member stages. Its connection also LISTENs for cancel
 // requests from other processes (Engine::requestCancel): one for this backfill cancels
-// `cancel`, as Ctrl-C would. stop() ends it at once (closing the connection wakes the wait).
+// `cancel`, as Ctrl-C would. stop() ends it at once (it wakes the wait; the connection
+// stays open for its owner).
 struct Heartbeat {
     bool stopped = false;
     bool lost = false;  // the claim row was gone at a beat: another backfill took the window
@@ -29,7 +30,7 @@ struct Heartbeat {
     {
         stopped = true;
         if (conn)
-            conn->close();
+            conn->wake();
     }
 };
 
@@ -73,6 +74,11 @@ Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const
 // process was stopped, suspended or cut off longer than the lease), naming the taker.
 Task<Error> claimLost(warehouse::Connection &c, long long id);
 
-Task<void> heartbeat(std::string conninfo, long long id, EngineOptions opt, std::shared_ptr<Heartbeat> hb, CancelTokenPtr cancel);
+// Renews backfill `id`'s lease every opt.heartbeatSeconds and hears cancel requests, on
+// `conn`: the backfill's own session, idle while its stage workers run on theirs (no
+// connection of its own to open). Until hb->stop() and the coroutine's end, nothing else may
+// use `conn`; it is left open, no longer LISTENing.
+Task<void> heartbeat(warehouse::ConnectionPtr conn, long long id, EngineOptions opt, std::shared_ptr<Heartbeat> hb,
+                     CancelTokenPtr cancel);
 
 } // namespace reprint::backfill

@@ -304,6 +304,14 @@ Task<Result<PublishOutcome>> Engine::publishSteps(PublishRequest req, CancelToke
     Laps laps;  // --timings: from the start, connecting included
     if (req.note.empty())
         co_return usage("publishing needs an approval note", "Pass --approve \"why this is right\".");
+    // The drift guard's sessions connect while this one connects, reads the backfill and
+    // fences the target's writers: by the guard they are ready (one per check, at most
+    // three, for the model with the most; the members of a cascade share them).
+    std::size_t checkCount = 0;
+    for (const Model &m : m_spec.models)
+        checkCount = std::max(checkCount, m.checks.size());
+    const auto executor = co_await asio::this_coro::executor;
+    const CheckSessions checkSessions = openCheckSessions(executor, m_conninfo, checkCount, cancel);
     auto s = co_await open(nullptr, cancel);
     if (!s)
         co_return s.error();
@@ -351,7 +359,7 @@ Task<Result<PublishOutcome>> Engine::publishSteps(PublishRequest req, CancelToke
         if (!locked)
             co_return co_await fail(locked.error());
         laps.lap("check the request and read the catalog");
-        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req, m_options, m_conninfo, cancel, laps);
+        auto out = co_await publishMember(c, m_spec, **m, *w, *b, req, m_options, checkSessions, cancel, laps);
         if (!out)
             co_return co_await fail(out.error());
         total.rowsReplaced += out->rowsReplaced;

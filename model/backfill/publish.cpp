@@ -475,14 +475,22 @@ Task<Status> checkPublishable(warehouse::Connection &c, const Model &m, const Ba
 // The drift guard, under the writer fence: the target's window still holds the totals it
 // was validated against, and the source still gives the check values the review stored.
 Task<Status> guardDrift(warehouse::Connection &c, const ModelSql &sql, const Window &w, const BackfillRow &b,
-                        const std::string &conninfo, CancelTokenPtr cancel, Laps &laps)
+                        const CheckSessions &sessions, Laps &laps)
 {
     const Model &m = *sql.model;
     const std::string id = std::to_string(b.id);
     if (sql.transformHash != b.transformHash)
         co_return drift("the transform of " + m.name + " changed since backfill " + id + " was validated",
                         "Run the backfill again so that the review matches the code that runs.");
+    // The source checks run on their sessions while this one reads the target's totals.
+    // Only the window's own partitions: publish writes nothing else, so what the source now
+    // says of the neighbours cannot make the validated rows wrong (and reading them would
+    // triple a one-day guard).
+    const auto executor = co_await asio::this_coro::executor;
+    PendingChecks pending = startChecks(executor, sessions, sql, w.first(), w.last());
     auto moved = co_await totalsDrift(c, sql, w, b.id, StoredTotal::Old);
+    laps.lap("drift guard: target totals");
+    auto checksNow = co_await awaitChecks(std::move(pending));  // on every path: `sql` must outlive it
     if (!moved)
         co_return moved.error();
     if (*moved)
@@ -491,11 +499,6 @@ Task<Status> guardDrift(warehouse::Connection &c, const ModelSql &sql, const Win
                             + "; nothing was published",
                         "Something wrote the window after backfill " + id
                             + " was validated. Abandon it and run the backfill again to re-validate.");
-    laps.lap("drift guard: target totals");
-    // Only the window's own partitions: publish writes nothing else, so what the source now
-    // says of the neighbours cannot make the validated rows wrong (and reading them would
-    // triple a one-day guard).
-    auto checksNow = co_await readChecksAtOnce(conninfo, sql, w.first(), w.last(), cancel);
     if (!checksNow)
         co_return checksNow.error();
     auto storedChecks = co_await c.query("SELECT extract(epoch FROM partition_start)::bigint, check_name, value::text "
@@ -520,7 +523,7 @@ Task<Status> guardDrift(warehouse::Connection &c, const ModelSql &sql, const Win
 
 Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec &spec, const Model &m, const Window &w,
                                            const BackfillRow &b, const PublishRequest &req, const EngineOptions &options,
-                                           const std::string &conninfo, CancelTokenPtr cancel, Laps &laps)
+                                           const CheckSessions &checkSessions, CancelTokenPtr cancel, Laps &laps)
 {
     const std::string id = std::to_string(b.id);
     if (auto publishable = co_await checkPublishable(c, m, b, req); !publishable)
@@ -538,7 +541,7 @@ Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec 
     if (!fenced)
         co_return fenced.error();
     laps.lap("fence writers (wait for the lock)");
-    if (auto guarded = co_await guardDrift(c, sql, w, b, conninfo, cancel, laps); !guarded)
+    if (auto guarded = co_await guardDrift(c, sql, w, b, checkSessions, laps); !guarded)
         co_return guarded.error();
     PublishPlan plan;
     plan.id = b.id;

@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "ledger.h"
 #include "modelsql.h"
+#include "validate.h"
 
 namespace reprint::backfill {
 
@@ -44,10 +45,11 @@ Task<Status> fenceWriters(warehouse::Connection &c, const ModelSql &sql, int tim
 
 // Inside the publish transaction: checks that backfill `id` may be published exactly as
 // validated (status, validation or override, four eyes, claim, transform hash, target
-// and source drift), then replaces its window.
+// and source drift), then replaces its window. The drift guard reads the source checks on
+// `checkSessions` (opened by the caller, shared by the members of a cascade).
 Task<Result<PublishOutcome>> publishMember(warehouse::Connection &c, const Spec &spec, const Model &m, const Window &w,
                                            const BackfillRow &b, const PublishRequest &req, const EngineOptions &options,
-                                           const std::string &conninfo, CancelTokenPtr cancel, Laps &laps);
+                                           const CheckSessions &checkSessions, CancelTokenPtr cancel, Laps &laps);
 
 // Inside the undo transaction: backfill `b` is a published backfill whose archive is kept,
 // and nobody claims its window `w`; otherwise a conflict saying what `b` is and what to do.

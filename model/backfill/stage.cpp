@@ -186,7 +186,7 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
     auto executor = co_await asio::this_coro::executor;
     auto hb = std::make_shared<Heartbeat>();
     auto hbGroup = std::make_shared<JoinGroup>(executor);
-    spawnJoined(hbGroup, heartbeat(conninfo, member.rec.id, opt, hb, cancel));
+    spawnJoined(hbGroup, heartbeat(c.shared_from_this(), member.rec.id, opt, hb, cancel));
     auto workers = std::make_shared<JoinGroup>(executor);
     for (int i = 0; i < parallel; ++i)
         spawnJoined(workers, stageWorker(run));

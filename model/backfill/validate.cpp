@@ -23,38 +23,40 @@ namespace asio = warehouse::asio;
 
 namespace {
 
-// The checks being read by readChecksAtOnce(): each worker takes the next one.
+// The checks being read by readChecks(): each worker takes the next one.
 struct CheckRun {
-    std::string conninfo;
     const ModelSql *sql = nullptr;
     Params params;
-    CancelTokenPtr cancel;
     std::size_t next = 0;
     std::vector<Result<Reply>> replies;
 };
 
-Task<void> checkWorker(std::shared_ptr<CheckRun> run)
+// One session for the checks. The checks are already spread over up to three sessions,
+// and they run beside the staging (or beside each other and the target's totals in the
+// drift guard): each plans without parallel workers of its own, so that Reprint's sessions
+// do not take more processes than the server has cores. On two cores that cut a 30-day
+// drift guard by about a third and the staging beside the checks by a sixth
+// (docs/architecture.md, "Parallel sessions").
+Task<void> openCheckSession(std::string conninfo, CancelTokenPtr cancel, std::shared_ptr<Result<ConnectionPtr>> out)
 {
-    auto conn = co_await openSession(run->conninfo, "reprint", run->cancel);
-    // The checks are already spread over up to three sessions, and they run beside the
-    // staging (or beside each other in the drift guard): each plans without parallel workers
-    // of its own, so that Reprint's sessions do not take more processes than the server has
-    // cores. On two cores that cut a 30-day drift guard by about a third and the staging
-    // beside the checks by a sixth (docs/architecture.md, "Parallel sessions").
+    auto conn = co_await openSession(conninfo, "reprint", cancel);
     if (conn) {
         auto serial = co_await (*conn)->query("SELECT set_config('max_parallel_workers_per_gather', '0', false)");
         if (!serial)
             conn = serial.error();
     }
+    *out = std::move(conn);
+}
+
+Task<void> checkWorker(std::shared_ptr<CheckRun> run, std::shared_ptr<Result<ConnectionPtr>> conn)
+{
     while (run->next < run->replies.size()) {
         const std::size_t i = run->next++;
-        if (!conn)
-            run->replies[i] = conn.error();
+        if (!*conn)
+            run->replies[i] = conn->error();
         else
-            run->replies[i] = co_await (*conn)->query(run->sql->checks[i].sql, run->params, kBounds);
+            run->replies[i] = co_await (**conn)->query(run->sql->checks[i].sql, run->params, kBounds);
     }
-    if (conn)
-        (*conn)->close();
 }
 
 Result<RowDiff> rowDiffFrom(const ModelSql &sql, long long id, const std::string &partition, const warehouse::ResultSet &rs)
@@ -104,19 +106,32 @@ Task<Result<Totals>> readTotals(warehouse::Connection &c, const ModelSql &sql, c
     co_return out;
 }
 
-Task<Result<CheckValues>> readChecksAtOnce(const std::string &conninfo, const ModelSql &sql, const Partition &from,
-                                           const Partition &to, CancelTokenPtr cancel)
+CheckSessions openCheckSessions(asio::any_io_executor executor, const std::string &conninfo, std::size_t count,
+                                CancelTokenPtr cancel)
 {
+    CheckSessions out{std::make_shared<JoinGroup>(executor), {}};
+    for (std::size_t i = 0; i < std::min<std::size_t>(count, 3); ++i) {
+        out.sessions.push_back(std::make_shared<Result<ConnectionPtr>>(Error::make(ErrorKind::Internal, "not connected yet")));
+        spawnJoined(out.opening, openCheckSession(conninfo, cancel, out.sessions.back()));
+    }
+    return out;
+}
+
+Task<Result<CheckValues>> readChecks(CheckSessions sessions, const ModelSql &sql, const Partition &from, const Partition &to)
+{
+    if (sql.checks.empty())
+        co_return CheckValues{};
+    if (!sessions.opening || sessions.sessions.empty())
+        co_return Error::make(ErrorKind::Internal, "no session was opened for the source checks");
+    co_await joinAll(sessions.opening);
     auto run = std::make_shared<CheckRun>();
-    run->conninfo = conninfo;
     run->sql = &sql;
     run->params = args(from.startText(), to.endText(), sql.grainText(), sql.model->timezone);
-    run->cancel = std::move(cancel);
     run->replies.resize(sql.checks.size());
     auto group = std::make_shared<JoinGroup>(co_await asio::this_coro::executor);
-    const std::size_t workers = std::min<std::size_t>(sql.checks.size(), 3);
+    const std::size_t workers = std::min(sql.checks.size(), sessions.sessions.size());
     for (std::size_t i = 0; i < workers; ++i)
-        spawnJoined(group, checkWorker(run));
+        spawnJoined(group, checkWorker(run, sessions.sessions[i]));
     co_await joinAll(group);
     CheckValues out;
     for (std::size_t i = 0; i < sql.checks.size(); ++i) {
@@ -142,12 +157,18 @@ Task<Result<CheckValues>> readChecksAtOnce(const std::string &conninfo, const Mo
 PendingChecks startChecks(asio::any_io_executor executor, const std::string &conninfo, const ModelSql &sql,
                           const Partition &from, const Partition &to, CancelTokenPtr cancel)
 {
+    return startChecks(executor, openCheckSessions(executor, conninfo, sql.checks.size(), std::move(cancel)), sql, from, to);
+}
+
+PendingChecks startChecks(asio::any_io_executor executor, CheckSessions sessions, const ModelSql &sql, const Partition &from,
+                          const Partition &to)
+{
     PendingChecks pending{std::make_shared<JoinGroup>(executor), std::make_shared<std::optional<Result<CheckValues>>>()};
-    auto read = [](std::shared_ptr<std::optional<Result<CheckValues>>> out, std::string conninfo, const ModelSql *sql,
-                   Partition from, Partition to, CancelTokenPtr cancel) -> Task<void> {
-        out->emplace(co_await readChecksAtOnce(conninfo, *sql, from, to, std::move(cancel)));
+    auto read = [](std::shared_ptr<std::optional<Result<CheckValues>>> out, CheckSessions sessions, const ModelSql *sql,
+                   Partition from, Partition to) -> Task<void> {
+        out->emplace(co_await readChecks(sessions, *sql, from, to));
     };
-    spawnJoined(pending.group, read(pending.values, conninfo, &sql, from, to, std::move(cancel)));
+    spawnJoined(pending.group, read(pending.values, std::move(sessions), &sql, from, to));
     return pending;
 }
 
@@ -372,43 +393,51 @@ Task<Result<Validation>> validateMember(warehouse::Connection &c, Member &member
 {
     const Window &w = member.window;
     const ModelSql &sql = member.sql;
-    // Started with the staging; what is left of them is waited for here, first, so that
-    // they are finished on every path out.
+    const std::string id = std::to_string(member.rec.id);
+    // The source checks, started with the staging, are still reading on their sessions:
+    // meanwhile this one reads the totals, opens the review's transaction and computes the
+    // boundary row diffs (none of which needs the checks), and only then waits for them.
+    // They are waited for on every path out.
+    Status prepared = warehouse::ok();
+    auto oldTotals = co_await readTotals(c, sql, sql.target, w.before, w.after);
+    Result<Totals> newTotals = Totals{};
+    if (oldTotals)
+        newTotals = co_await readTotals(c, sql, member.rec.stage, w.first(), w.last());
+    if (!oldTotals || !newTotals)
+        prepared = !oldTotals ? oldTotals.error() : newTotals.error();
+    else
+        laps.lap("validate: totals of target and stage");
+    bool claimed = true;
+    if (prepared) {
+        auto r = co_await c.execute("BEGIN");
+        // Still ours? A lapsed lease may have been taken over while this process was stopped.
+        if (r)
+            r = co_await c.query("SELECT 1 FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
+                                 "WHERE c.backfill_id = $1 AND b.status = 'staging' FOR UPDATE",
+                                 args(id));
+        claimed = !r || !r->last().rows.empty();
+        if (r && claimed)
+            prepared = co_await storeBoundaryDiffs(c, member, opt.sampleRows);
+        else if (!r)
+            prepared = r.error();
+        if (prepared && claimed)
+            laps.lap("validate: boundary row diffs");
+    }
     auto checks = co_await awaitChecks(std::move(pending));
     laps.lap("validate: source checks");
-    auto oldTotals = co_await readTotals(c, sql, sql.target, w.before, w.after);
-    if (!oldTotals)
-        co_return oldTotals.error();
-    auto newTotals = co_await readTotals(c, sql, member.rec.stage, w.first(), w.last());
-    if (!newTotals)
-        co_return newTotals.error();
-    laps.lap("validate: totals of target and stage");
-    if (!checks)
-        co_return checks.error();
-    Validation v = validate(w, *oldTotals, *newTotals, *checks);
-
-    const std::string id = std::to_string(member.rec.id);
-    auto r = co_await c.execute("BEGIN");
-    // Still ours? A lapsed lease may have been taken over while this process was stopped.
-    if (r)
-        r = co_await c.query("SELECT 1 FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
-                             "WHERE c.backfill_id = $1 AND b.status = 'staging' FOR UPDATE",
-                             args(id));
-    if (r && r->last().rows.empty()) {
+    if (!claimed) {
         co_await rollback(c);
         co_return co_await claimLost(c, member.rec.id);
     }
-    Status stored = warehouse::ok();
-    if (r)
-        stored = co_await storeTotals(c, id, v, *checks);
-    else
-        stored = r.error();
-    if (stored)
-        laps.lap("validate: store the review");
-    if (stored)
-        stored = co_await storeBoundaryDiffs(c, member, opt.sampleRows);
-    if (stored)
-        laps.lap("validate: boundary row diffs");
+    if (prepared && !checks)
+        prepared = checks.error();
+    if (!prepared) {
+        co_await rollback(c);
+        co_return prepared.error();
+    }
+    Validation v = validate(w, *oldTotals, *newTotals, *checks);
+    Status stored = co_await storeTotals(c, id, v, *checks);
+    Result<warehouse::Reply> r = warehouse::Reply{};
     const Value messageValue = v.message.empty() ? Value() : Value(v.message);
     if (stored)
         r = co_await c.query("UPDATE reprint.backfills SET status = 'staged', validation = $2, validation_message = $3, "

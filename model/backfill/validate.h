@@ -27,25 +27,40 @@ struct Validation {
 Task<Result<Totals>> readTotals(warehouse::Connection &c, const ModelSql &sql, const std::string &relation,
                                 const Partition &from, const Partition &to);
 
-// The model's checks over [from, to], read on connections of their own (one per check,
-// at most three) at the same time: each check is one independent query, usually a scan
-// of the source, and they dominate validation and the publish's drift guard.
-Task<Result<CheckValues>> readChecksAtOnce(const std::string &conninfo, const ModelSql &sql, const Partition &from,
-                                           const Partition &to, CancelTokenPtr cancel);
+// Sessions of their own for the source checks (one per check, at most three), each
+// planning without parallel workers (docs/architecture.md, "Parallel sessions"). They are
+// opened ahead of the reads and serve all of them: publish opens them as it starts, so that
+// connecting overlaps its own connect, the request's checks and the writer fence, and the
+// members of a cascade share them. Each session closes when the last copy of its
+// CheckSessions goes (and, if it was still connecting then, once it has connected).
+struct CheckSessions {
+    std::shared_ptr<JoinGroup> opening;                                      // the connects
+    std::vector<std::shared_ptr<Result<warehouse::ConnectionPtr>>> sessions;  // set once `opening` is done
+};
+CheckSessions openCheckSessions(asio::any_io_executor executor, const std::string &conninfo, std::size_t count,
+                                CancelTokenPtr cancel);
+
+// The model's checks over [from, to] on `sessions` (waiting for them to connect), all at the
+// same time: each check is one independent query, usually a scan of the source, and they
+// dominate validation and the publish's drift guard. A check that fails names its file.
+Task<Result<CheckValues>> readChecks(CheckSessions sessions, const ModelSql &sql, const Partition &from, const Partition &to);
 
 // The model's checks over [from, to], started now and read while the caller goes on: a
 // backfill starts them when it starts staging a member (the checks read the source, never
 // the stage; a cascade's downstream member reads its upstream's stage, staged before it), so
-// the source scans use the cores that staging leaves idle. `sql` must outlive the read:
-// awaitChecks() it on every path, failures included.
+// the source scans use the cores that staging leaves idle; publish's drift guard reads the
+// target's totals meanwhile. `sql` must outlive the read: awaitChecks() it on every path,
+// failures included.
 struct PendingChecks {
     std::shared_ptr<JoinGroup> group;
     std::shared_ptr<std::optional<Result<CheckValues>>> values;
 };
-
+// On sessions of its own, closed once read.
 PendingChecks startChecks(asio::any_io_executor executor, const std::string &conninfo, const ModelSql &sql,
                           const Partition &from, const Partition &to, CancelTokenPtr cancel);
-
+// On `sessions`, which the caller keeps for its next read.
+PendingChecks startChecks(asio::any_io_executor executor, CheckSessions sessions, const ModelSql &sql, const Partition &from,
+                          const Partition &to);
 // The checks' values once read (waits for them); an empty PendingChecks gives an error.
 Task<Result<CheckValues>> awaitChecks(PendingChecks pending);
 

@@ -414,10 +414,12 @@ Task<Result<std::optional<Notification>>> Connection::waitForNotification(std::c
     if (auto n = take())
         co_return std::optional<Notification>(*n);
     m_busy = true;
+    m_waiting = true;
+    m_woken = false;
     struct BusyGuard {
-        bool &busy;
-        ~BusyGuard() { busy = false; }
-    } guard{m_busy};
+        bool &busy, &waiting;
+        ~BusyGuard() { busy = waiting = false; }
+    } guard{m_busy, m_waiting};
     // The timer may fire after this coroutine is gone: its handler owns what it touches.
     auto timedOut = std::make_shared<bool>(false);
     auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor);
@@ -436,7 +438,7 @@ Task<Result<std::optional<Notification>>> Connection::waitForNotification(std::c
         const auto ec = co_await p.wait(asio::posix::descriptor_base::wait_read);
         if (ec) {
             timer->cancel();
-            if (*timedOut)
+            if (*timedOut || m_woken)
                 co_return std::optional<Notification>();
             co_return Error::make(ErrorKind::Connection, "the connection was closed while waiting for notifications");
         }
@@ -449,6 +451,15 @@ Task<Result<std::optional<Notification>>> Connection::waitForNotification(std::c
             co_return std::optional<Notification>(*n);
         }
     }
+}
+
+void Connection::wake()
+{
+    if (!m_waiting || !d->conn)
+        return;
+    m_woken = true;
+    boost::system::error_code ignored;
+    d->socket.cancel(ignored);
 }
 
 CancelHandle Connection::cancelHandle() const

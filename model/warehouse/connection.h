@@ -131,6 +131,9 @@ public:
     // (run "LISTEN channel" first), for at most `timeout`. nullopt when the time ran out.
     // Counts as a running statement: no query may run on the connection meanwhile.
     Task<Result<std::optional<Notification>>> waitForNotification(std::chrono::milliseconds timeout);
+    // Ends a waitForNotification() in progress at once, as if its time had run out; the
+    // connection stays open and LISTENing. Does nothing when no wait is in progress.
+    void wake();
 
     CancelHandle cancelHandle() const;
     void setNoticeHandler(NoticeHandler handler);
@@ -151,6 +154,8 @@ private:
     Task<Result<Reply>> run(bool hasParams, std::string sql, Params params, std::vector<TypeOid> types);
     std::unique_ptr<Private> d;
     bool m_busy = false;
+    bool m_waiting = false;  // a waitForNotification() is in progress
+    bool m_woken = false;    // wake() was called during it
 };
 
 using ConnectionPtr = std::shared_ptr<Connection>;
