@@ -8,6 +8,7 @@
 #include "ledger.h"
 #include "modelsql.h"
 #include "publish.h"
+#include "reviewfacts.h"
 #include "session.h"
 #include "sqltext.h"
 #include "stage.h"
@@ -285,18 +286,23 @@ Task<Result<std::vector<Member>>> membersOf(warehouse::Connection &c, const Spec
 }
 
 // Stages each member of the backfill in turn (the root first), each member's source
-// checks starting on their own connection beside its staging. A member that fails to
+// checks starting on their own connections beside its staging (the root's on
+// `rootChecks`, opened when the backfill started). A member that fails to
 // stage marks the others failed; the checks started are joined before returning.
 Task<Status> stageMembers(warehouse::Connection &c, std::vector<Member> &members, const BackfillRequest &req,
-                          const std::string &conninfo, const EngineOptions &options, std::vector<PendingChecks> &checks,
-                          const Announcer &announce, const ProgressFn &progress, const CancelTokenPtr &cancel)
+                          const std::string &conninfo, const EngineOptions &options, const CheckSessions &rootChecks,
+                          std::vector<PendingChecks> &checks, const Announcer &announce, const ProgressFn &progress,
+                          const CancelTokenPtr &cancel)
 {
     const auto executor = co_await asio::this_coro::executor;
     for (std::size_t i = 0; i < members.size(); ++i) {
         Member &mem = members[i];
         int done = 0;
         auto queue = stageQueue(mem, req, done);
-        checks[i] = startChecks(executor, conninfo, mem.sql, mem.window.before, mem.window.after, cancel);
+        if (i == 0)
+            checks[i] = startChecks(executor, rootChecks, mem.sql, mem.window.before, mem.window.after);
+        else
+            checks[i] = startChecks(executor, conninfo, mem.sql, mem.window.before, mem.window.after, cancel);
         const int parallel = std::min(req.parallel, mem.model->maxParallel);
         announce("staging", mem.rec.id, "staging " + counted(static_cast<long long>(queue.size()), "partition") + " of " + mem.model->name + " over "
                                             + counted(std::max(1, std::min<int>(parallel, static_cast<int>(queue.size()))), "connection"));
@@ -339,6 +345,10 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
     auto leaveOut = leftOut(m_spec, *w, req, resumed);
     if (!leaveOut)
         co_return leaveOut.error();
+    // The root's check sessions connect while this one connects, reads the catalog and
+    // claims the window: the checks start with the staging, on sessions already there.
+    const auto executor = co_await asio::this_coro::executor;
+    const CheckSessions rootChecks = openCheckSessions(executor, m_conninfo, (*m)->checks.size(), cancel);
     auto s = co_await open(*m, cancel);
     if (!s)
         co_return s.error();
@@ -370,7 +380,7 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         announce("claiming", outcome.id, outcome.takeover);
 
     std::vector<PendingChecks> checks(members.size());
-    auto staged = co_await stageMembers(c, members, req, m_conninfo, m_options, checks, announce, progress, cancel);
+    auto staged = co_await stageMembers(c, members, req, m_conninfo, m_options, rootChecks, checks, announce, progress, cancel);
     if (!staged)
         co_return staged.error();
 
@@ -380,7 +390,7 @@ Task<Result<BackfillOutcome>> Engine::backfillSteps(BackfillRequest req, Progres
         co_return failures.error();
     outcome.validationPassed = failures->empty();
     outcome.staleDownstream = stale;
-    auto reviews = co_await reviewCascade(outcome.id);
+    auto reviews = co_await readReviewCascade(c, m_spec, outcome.id);
     if (!reviews)
         co_return reviews.error();
     outcome.review = std::move(reviews->front());

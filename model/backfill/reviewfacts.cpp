@@ -509,7 +509,19 @@ Task<Result<Review>> Engine::review(long long id)
     auto s = co_await open(nullptr, {});
     if (!s)
         co_return s.error();
-    auto &c = *(*s)->conn;
+    co_return co_await readReview(*(*s)->conn, m_spec, id);
+}
+
+Task<Result<std::vector<Review>>> Engine::reviewCascade(long long id)
+{
+    auto s = co_await open(nullptr, {});
+    if (!s)
+        co_return s.error();
+    co_return co_await readReviewCascade(*(*s)->conn, m_spec, id);
+}
+
+Task<Result<Review>> readReview(warehouse::Connection &c, const Spec &spec, long long id)
+{
     auto b = co_await readBackfill(c, id, false);
     if (!b)
         co_return b.error();
@@ -525,13 +537,13 @@ Task<Result<Review>> Engine::review(long long id)
         co_return totals.error();
     if (auto cascade = co_await readCascade(c, id, rv); !cascade)
         co_return cascade.error();
-    const Model *m = m_spec.model(b->model);
+    const Model *m = spec.model(b->model);
     if (!m)
         co_return rv;
     co_await readFloatMeasures(c, *m, rv);
     if (rv.cascade.empty() || rv.cascade.front().id == id) {
         // Downstream models this window makes stale: those not staged with it.
-        for (const DownstreamWindow &d : downstreamWindows(m_spec, b->window(*m)))
+        for (const DownstreamWindow &d : downstreamWindows(spec, b->window(*m)))
             if (std::none_of(rv.cascade.begin(), rv.cascade.end(), [&](const CascadeMember &c) { return c.model == d.model->name; }))
                 rv.staleDownstream.push_back(d.model->name + " " + d.window.text());
     }
@@ -546,9 +558,9 @@ Task<Result<Review>> Engine::review(long long id)
     co_return rv;
 }
 
-Task<Result<std::vector<Review>>> Engine::reviewCascade(long long id)
+Task<Result<std::vector<Review>>> readReviewCascade(warehouse::Connection &c, const Spec &spec, long long id)
 {
-    auto root = co_await review(id);
+    auto root = co_await readReview(c, spec, id);
     if (!root)
         co_return root.error();
     std::vector<Review> out;
@@ -558,7 +570,7 @@ Task<Result<std::vector<Review>>> Engine::reviewCascade(long long id)
     const std::vector<CascadeMember> members = root->cascade;
     out.push_back(std::move(*root));
     for (std::size_t i = 1; i < members.size(); ++i) {
-        auto r = co_await review(members[i].id);
+        auto r = co_await readReview(c, spec, members[i].id);
         if (!r)
             co_return r.error();
         out.push_back(std::move(*r));

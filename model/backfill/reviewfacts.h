@@ -5,7 +5,8 @@
 // row-level diff of a partition page by page; and the rows near a partition's edges.
 //
 // None of these functions writes. Each opens its own connection from the engine's
-// conninfo and closes it before returning. Thread affinity and cancel: as Engine (run on
+// conninfo and closes it before returning (readReview and readReviewCascade use the
+// caller's). Thread affinity and cancel: as Engine (run on
 // the io_context thread; no cancel, every query is bounded by a partition or a page).
 
 #include "engine.h"
@@ -40,6 +41,12 @@ struct ReviewFacts {
 };
 
 Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id);
+
+// The stored review of backfill `id` (Engine::review), and of each member of its cascade
+// (Engine::reviewCascade), read on the caller's session: a backfill reads back the review it
+// has just stored on its own.
+Task<Result<Review>> readReview(warehouse::Connection &c, const Spec &spec, long long id);
+Task<Result<std::vector<Review>>> readReviewCascade(warehouse::Connection &c, const Spec &spec, long long id);
 
 // Everything a review packet shows (model/reviewpacket.h): the stored review, its facts,
 // and the stored row diffs of its boundary partitions.

@@ -60,6 +60,40 @@ private Q_SLOTS:
         QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills ORDER BY id LIMIT 1"), std::string("failed"));
     }
 
+    // The heartbeat (on the backfill's own session, beside its stage worker) keeps a live
+    // staging's lease: long after the first lease would have lapsed the claim is still
+    // renewed, and a second backfill of the window is refused, never a takeover.
+    void aLiveStagingKeepsRenewingItsLease()
+    {
+        const std::string db = test::demoCopy("bf_heartbeat");
+        QTemporaryDir dir;
+        const QString spec = slowSpec(dir, 1);
+        QProcess proc;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("2"));  // a beat every second
+        proc.setProcessEnvironment(env);
+        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
+                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                              << QStringLiteral("2026-03-01") << QStringLiteral("--to") << QStringLiteral("2026-03-08"));
+        QVERIFY(proc.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") == "1", 30000);
+        const std::string firstLease = scalar(db, "SELECT lease_expires::text FROM reprint.claims");
+        QTest::qWait(3000);  // past the lease the claim had then
+        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("staging"));
+        QCOMPARE(scalar(db, "SELECT (lease_expires > $1::timestamptz AND lease_expires > now())::text FROM reprint.claims",
+                        {firstLease}),
+                 std::string("true"));
+        auto second = test::runReprint(base(QStringLiteral("backfill"), db)
+                                       << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                       << QStringLiteral("2026-03-05") << QStringLiteral("--to") << QStringLiteral("2026-03-05"));
+        QCOMPARE(second.exitCode, 4);
+        QVERIFY2(second.err.contains(QStringLiteral("claimed by backfill")), qPrintable(second.err));
+        QVERIFY(proc.waitForFinished(60000));
+        QVERIFY2(proc.exitCode() == 0 || proc.exitCode() == 3, qPrintable(QString::fromUtf8(proc.readAllStandardError())));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'"), std::string("8"));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.backfills"), std::string("1"));
+    }
+
     void parallelStagingGivesTheSameReviewBoundariesFirst()
     {
         QJsonArray reviews[2];
