@@ -420,25 +420,22 @@ Task<Result<std::optional<Notification>>> Connection::waitForNotification(std::c
         bool &busy, &waiting;
         ~BusyGuard() { busy = waiting = false; }
     } guard{m_busy, m_waiting};
-    // The timer may fire after this coroutine is gone: its handler owns what it touches.
-    auto timedOut = std::make_shared<bool>(false);
+    // The time running out is a wake(). The timer may fire after this coroutine is gone:
+    // its handler owns what it touches, and wake() does nothing once the wait is over.
     auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor);
     timer->expires_after(timeout);
     std::weak_ptr<Connection> weak = self;
-    timer->async_wait([timedOut, weak](const boost::system::error_code &ec) {
+    timer->async_wait([weak](const boost::system::error_code &ec) {
         if (ec)
             return;
-        *timedOut = true;
-        if (auto c = weak.lock()) {
-            boost::system::error_code ignored;
-            c->d->socket.cancel(ignored);
-        }
+        if (auto c = weak.lock())
+            c->wake();
     });
     for (;;) {
         const auto ec = co_await p.wait(asio::posix::descriptor_base::wait_read);
         if (ec) {
             timer->cancel();
-            if (*timedOut || m_woken)
+            if (m_woken)
                 co_return std::optional<Notification>();
             co_return Error::make(ErrorKind::Connection, "the connection was closed while waiting for notifications");
         }

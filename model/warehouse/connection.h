@@ -155,7 +155,7 @@ private:
     std::unique_ptr<Private> d;
     bool m_busy = false;
     bool m_waiting = false;  // a waitForNotification() is in progress
-    bool m_woken = false;    // wake() was called during it
+    bool m_woken = false;    // wake() (or its time running out) ended it
 };
 
 using ConnectionPtr = std::shared_ptr<Connection>;

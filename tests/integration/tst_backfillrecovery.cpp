@@ -17,6 +17,25 @@ using namespace reprint;
 using namespace reprint::test;
 using warehouse::args;
 
+namespace {
+
+// Starts `reprint backfill` of fct_order_lines [from, to] in a process of its own (to be
+// killed, cancelled or raced), with a claim lease of `leaseSeconds` when given.
+void startBackfill(QProcess &proc, const std::string &db, const QString &spec, const char *from, const char *to,
+                   const char *leaseSeconds = nullptr)
+{
+    if (leaseSeconds) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QString::fromLatin1(leaseSeconds));
+        proc.setProcessEnvironment(env);
+    }
+    proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
+                                          << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                          << QString::fromLatin1(from) << QStringLiteral("--to") << QString::fromLatin1(to));
+}
+
+} // namespace
+
 class TestBackfillRecovery : public QObject {
     Q_OBJECT
 
@@ -33,12 +52,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString spec = slowSpec(dir, 1);
         QProcess proc;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("2"));
-        proc.setProcessEnvironment(env);
-        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
-                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                              << QStringLiteral("2026-03-01") << QStringLiteral("--to") << QStringLiteral("2026-03-20"));
+        startBackfill(proc, db, spec, "2026-03-01", "2026-03-20", "2");
         QVERIFY(proc.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") >= std::string("1")
                                      && scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") != "<error>",
@@ -69,12 +83,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString spec = slowSpec(dir, 1);
         QProcess proc;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("2"));  // a beat every second
-        proc.setProcessEnvironment(env);
-        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
-                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                              << QStringLiteral("2026-03-01") << QStringLiteral("--to") << QStringLiteral("2026-03-08"));
+        startBackfill(proc, db, spec, "2026-03-01", "2026-03-08", "2");  // a beat every second
         QVERIFY(proc.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") == "1", 30000);
         const std::string firstLease = scalar(db, "SELECT lease_expires::text FROM reprint.claims");
@@ -121,9 +130,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString spec = slowSpec(dir, 0.7);
         QProcess proc;
-        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
-                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                              << QStringLiteral("2026-03-02") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
+        startBackfill(proc, db, spec, "2026-03-02", "2026-03-14");
         QVERIFY(proc.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") == "2", 30000);
         QElapsedTimer latency;
@@ -169,9 +176,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString spec = slowSpec(dir, 0.7);
         QProcess proc;
-        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
-                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                              << QStringLiteral("2026-03-02") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
+        startBackfill(proc, db, spec, "2026-03-02", "2026-03-14");
         QVERIFY(proc.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") == "2", 30000);
         const QString id = QString::fromStdString(scalar(db, "SELECT id::text FROM reprint.backfills"));
@@ -245,12 +250,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString spec = slowSpec(dir, 0.7);
         QProcess proc;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("2"));
-        proc.setProcessEnvironment(env);
-        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
-                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                              << QStringLiteral("2026-03-09") << QStringLiteral("--to") << QStringLiteral("2026-03-14"));
+        startBackfill(proc, db, spec, "2026-03-09", "2026-03-14", "2");
         QVERIFY(proc.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") == "1", 30000);
         ::kill(static_cast<pid_t>(proc.processId()), SIGKILL);
@@ -296,12 +296,7 @@ private Q_SLOTS:
         };
 
         QProcess proc;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("REPRINT_LEASE_SECONDS"), QStringLiteral("3"));
-        proc.setProcessEnvironment(env);
-        proc.start(test::reprintBinary(), base(QStringLiteral("backfill"), db, spec)
-                                              << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
-                                              << QStringLiteral("2026-03-01") << QStringLiteral("--to") << QStringLiteral("2026-03-30"));
+        startBackfill(proc, db, spec, "2026-03-01", "2026-03-30", "3");
         QVERIFY(proc.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(QString::fromStdString(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'"))
                                          .toInt() >= 1,
