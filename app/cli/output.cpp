@@ -435,7 +435,11 @@ void Output::history(const std::vector<backfill::HistoryRow> &rows)
                                    {QStringLiteral("created_at"), textOrNull(h.createdAt)},
                                    {QStringLiteral("published_at"), textOrNull(h.publishedAt)},
                                    {QStringLiteral("error"), textOrNull(h.error)},
-                                   {QStringLiteral("resumable"), h.leaseExpired}});
+                                   {QStringLiteral("resumable"), h.leaseExpired},
+                                   {QStringLiteral("failure"), h.status == backfill::BackfillStatus::Failed
+                                                                   ? QJsonValue(QLatin1String(backfill::toString(
+                                                                         h.cancelled ? backfill::Failure::Cancelled : backfill::Failure::Error)))
+                                                                   : QJsonValue()}});
         printJson(QJsonObject{{QStringLiteral("backfills"), arr}});
         return;
     }

@@ -249,7 +249,7 @@ Task<Result<std::string>> validateMembers(warehouse::Connection &c, std::vector<
             Error e = v.error();
             if (!warehouse::isConcurrencyConflict(e.kind)) {
                 for (Member &other : members)
-                    co_await markFailed(c, other.rec.id, "validation of " + mem.model->name + " failed: " + e.toSentence(), conninfo);
+                    co_await markFailed(c, other.rec.id, Failure::Error, "validation of " + mem.model->name + " failed: " + e.toSentence(), conninfo);
                 e.message = "backfill " + std::to_string(root) + " (" + mem.model->name + ") could not be validated: " + e.message;
                 e.hint += std::string(e.hint.empty() ? "" : " ") + "Its staged partitions are kept: once fixed, `reprint backfill --resume "
                           + std::to_string(root) + "` validates again; `reprint abandon " + std::to_string(root)
@@ -311,7 +311,7 @@ Task<Status> stageMembers(warehouse::Connection &c, std::vector<Member> &members
             co_await settle(checks);
             for (Member &other : members)
                 if (other.rec.id != mem.rec.id)
-                    co_await markFailed(c, other.rec.id, "a model of its cascade failed to stage: " + mem.model->name, conninfo);
+                    co_await markFailed(c, other.rec.id, Failure::Error, "a model of its cascade failed to stage: " + mem.model->name, conninfo);
             co_return staged.error();
         }
     }
@@ -426,7 +426,7 @@ Task<Result<RunOutcome>> Engine::runSteps(std::string modelName, std::string par
     const auto t0 = std::chrono::steady_clock::now();
     auto staged = co_await stagePartition(c, run, w->first(), true);
     if (!staged) {
-        co_await markFailed(c, rec->id, "partition " + partition + ": " + staged.error().toSentence(), m_conninfo);
+        co_await markFailed(c, rec->id, Failure::Error, "partition " + partition + ": " + staged.error().toSentence(), m_conninfo);
         auto drop = co_await c.query("DROP TABLE IF EXISTS " + rec->stage);
         (void)drop;
         auto released = co_await c.query("DELETE FROM reprint.claims WHERE backfill_id = $1", args(std::to_string(rec->id)));
@@ -459,7 +459,7 @@ Task<Result<RunOutcome>> Engine::runSteps(std::string modelName, std::string par
     if (!published || !r) {
         const Error e = !published ? published.error() : r.error();
         co_await rollback(c);
-        co_await markFailed(c, rec->id, e.toSentence(), m_conninfo);
+        co_await markFailed(c, rec->id, Failure::Error, e.toSentence(), m_conninfo);
         co_return e;
     }
     RunOutcome out;

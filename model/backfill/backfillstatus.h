@@ -44,6 +44,19 @@ constexpr BackfillStatus backfillStatusFrom(std::string_view word)
     return BackfillStatus::Failed;
 }
 
+// Why a failed backfill failed, as reprint.backfills.failure stores it (migration 007):
+// its staging was cancelled (its operator, Ctrl-C, `reprint cancel`; what was staged is
+// kept), or anything else went wrong (a partition, a validation, a member of its cascade).
+enum class Failure {
+    Error,
+    Cancelled,
+};
+
+constexpr const char *toString(Failure f)
+{
+    return f == Failure::Cancelled ? "cancelled" : "error";
+}
+
 // Planned or staging: it holds its claim and is (or was, if its lease lapsed) at work.
 constexpr bool isUnderway(BackfillStatus s)
 {

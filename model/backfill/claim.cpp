@@ -85,7 +85,7 @@ Task<Result<std::string>> claimWindow(warehouse::Connection &c, long long id, co
     auto expired = co_await c.query(
         "WITH gone AS (DELETE FROM reprint.claims WHERE model = $1 AND span && tstzrange($2, $3) "
         "AND lease_expires < now() RETURNING backfill_id, holder, operator, lease_expires) "
-        "UPDATE reprint.backfills b SET status = 'failed', updated_at = now(), "
+        "UPDATE reprint.backfills b SET status = 'failed', failure = 'error', updated_at = now(), "
         "error = 'claim lease expired (holder ' || g.holder || '); taken over by backfill ' || $4 "
         "FROM gone g WHERE b.id = g.backfill_id AND b.status IN ('planned', 'staging') "
         "RETURNING b.id::text, g.holder, g.operator, " + utcTimeText("g.lease_expires"),
@@ -256,7 +256,7 @@ Task<Result<Recorded>> resumeClaim(warehouse::Connection &c, long long id, const
         for (const auto &row : states->last().rows)
             rec.states[std::stoll(*row[0])] = partitionStageFrom(*row[1]);
     if (states)
-        states = co_await c.query("UPDATE reprint.backfills SET status = 'staging', error = NULL, updated_at = now() WHERE id = $1",
+        states = co_await c.query("UPDATE reprint.backfills SET status = 'staging', error = NULL, failure = NULL, updated_at = now() WHERE id = $1",
                                   args(ids));
     if (states)
         states = co_await c.query("CREATE TABLE IF NOT EXISTS " + rec.stage + " (LIKE " + sql.target + " INCLUDING DEFAULTS)");

@@ -28,7 +28,8 @@ Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, cons
         "coalesce(to_char(b.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), ''), "
         "coalesce(b.error, ''), "
         "(b.status IN ('planned', 'staging') AND coalesce(c.lease_expires < now(), true))::text, coalesce(c.holder, ''), "
-        "extract(epoch FROM b.window_start)::bigint::text, extract(epoch FROM b.window_end)::bigint::text "
+        "extract(epoch FROM b.window_start)::bigint::text, extract(epoch FROM b.window_end)::bigint::text, "
+        "coalesce(b.failure, '') "
         "FROM reprint.backfills b LEFT JOIN reprint.claims c ON c.backfill_id = b.id "
         "WHERE b.model = ANY($1::text[]) AND ($2::bigint IS NULL OR b.id = $2::bigint) ORDER BY b.id",
         args(arrayLiteral(values), only));
@@ -56,7 +57,7 @@ Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, cons
         // Interrupted: its lease lapsed, or its holder is a process of this host that is gone
         // (a resume or an abandon may take the claim at once).
         h.leaseExpired = *row[14] == "true" || (isUnderway(h.status) && holderGone(*row[15]));
-        h.cancelled = h.status == BackfillStatus::Failed && h.error.rfind(kCancelledError, 0) == 0;
+        h.cancelled = h.status == BackfillStatus::Failed && *row[18] == toString(Failure::Cancelled);
         out.push_back(std::move(h));
     }
     co_return out;
@@ -106,7 +107,8 @@ Task<Result<BackfillRow>> beginWithBackfill(warehouse::Connection &c, long long 
     co_return b;
 }
 
-Task<bool> markFailed(warehouse::Connection &conn, long long id, const std::string &error, const std::string &conninfo)
+Task<bool> markFailed(warehouse::Connection &conn, long long id, Failure why, const std::string &error,
+                      const std::string &conninfo)
 {
     // After a lost connection (a server restart), on a new one: the stored state must agree
     // with the message the user reads.
@@ -115,9 +117,9 @@ Task<bool> markFailed(warehouse::Connection &conn, long long id, const std::stri
         if (auto again = co_await openSession(conninfo))
             fresh = *again;
     warehouse::Connection &c = fresh ? *fresh : conn;
-    auto r = co_await c.query("UPDATE reprint.backfills SET status = 'failed', error = $2, updated_at = now() "
+    auto r = co_await c.query("UPDATE reprint.backfills SET status = 'failed', error = $2, failure = $3, updated_at = now() "
                               "WHERE id = $1 AND status IN ('planned', 'staging')",
-                              args(std::to_string(id), error));
+                              args(std::to_string(id), error, toString(why)));
     if (r)
         r = co_await c.query("UPDATE reprint.claims SET lease_expires = now() WHERE backfill_id = $1", args(std::to_string(id)));
     if (fresh)

@@ -8,10 +8,6 @@
 
 namespace reprint::backfill {
 
-// The stored error of a backfill whose staging was cancelled begins with this word (the
-// one place that writes it and the one that reads it: HistoryRow::cancelled).
-inline constexpr const char *kCancelledError = "cancelled";
-
 // The backfill row as publish, review and abandon need it.
 struct BackfillRow {
     long long id = 0;
@@ -33,10 +29,11 @@ Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, b
 // row cannot be read.
 Task<Result<BackfillRow>> beginWithBackfill(warehouse::Connection &c, long long id);
 
-// Marks a backfill failed (staging did not complete) and lets its lease lapse so that a
-// resume or another backfill can take the window.
-// Records backfill `id` as failed with `error` and lets its lease lapse; false when the
-// warehouse could not be told (it then still shows the backfill staging).
-Task<bool> markFailed(warehouse::Connection &conn, long long id, const std::string &error, const std::string &conninfo);
+// Records backfill `id` as failed (staging did not complete) for `why`, with `error` the
+// sentence a person reads, and lets its lease lapse so that a resume or another backfill
+// can take the window; false when the warehouse could not be told (it then still shows
+// the backfill staging).
+Task<bool> markFailed(warehouse::Connection &conn, long long id, Failure why, const std::string &error,
+                      const std::string &conninfo);
 
 } // namespace reprint::backfill

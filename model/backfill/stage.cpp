@@ -203,7 +203,7 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
                                        "FROM reprint.backfill_partitions WHERE backfill_id = $1",
                                        args(id));
         const std::string counts = staged ? *staged->last().rows[0][0] + " of " + *staged->last().rows[0][1] : "some";
-        co_await markFailed(c, member.rec.id, std::string(kCancelledError) + " after " + counts + " partitions were staged", conninfo);
+        co_await markFailed(c, member.rec.id, Failure::Cancelled, "cancelled after " + counts + " partitions were staged", conninfo);
         co_return Error::make(ErrorKind::Cancelled,
                               "backfill " + id + " was cancelled after " + counts + " partitions were staged; nothing was published",
                               "Its staged partitions are kept: finish it with `reprint backfill --resume " + id
@@ -212,7 +212,7 @@ Task<Status> stageMember(warehouse::Connection &c, Member &member, const std::st
     if (run->firstFailure) {
         Error e = *run->firstFailure;
         const std::string where = run->firstFailurePartition.empty() ? "" : "partition " + run->firstFailurePartition + ": ";
-        const bool recorded = co_await markFailed(c, member.rec.id, where + e.toSentence(), conninfo);
+        const bool recorded = co_await markFailed(c, member.rec.id, Failure::Error, where + e.toSentence(), conninfo);
         e.message = "backfill " + id + " (" + member.model->name + ") failed: " + where + e.message;
         if (!recorded)
             e.message += "; the warehouse could not be reached to record it, so it still shows backfill " + id

@@ -190,6 +190,15 @@ private Q_SLOTS:
         QCOMPARE(proc.exitCode(), 5);
         QVERIFY(dayHashes(db) == before);
         QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("failed"));
+        // Why it failed is stored as a value (migration 007), not parsed from the sentence:
+        // history calls it cancelled even when the sentence is reworded.
+        QCOMPARE(scalar(db, "SELECT failure FROM reprint.backfills"), std::string("cancelled"));
+        QVERIFY(test::execute(db, "UPDATE reprint.backfills SET error = 'stopped by its operator'").ok());
+        auto hist = test::runReprint(base(QStringLiteral("history"), db) << QStringLiteral("--format") << QStringLiteral("json"));
+        QCOMPARE(hist.exitCode, 0);
+        const QJsonObject row = json(hist).value(QStringLiteral("backfills")).toArray().first().toObject();
+        QCOMPARE(row.value(QStringLiteral("failure")).toString(), QStringLiteral("cancelled"));
+        QCOMPARE(row.value(QStringLiteral("error")).toString(), QStringLiteral("stopped by its operator"));
         QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.audit WHERE action = 'cancel'"), std::string("1"));
         QVERIFY(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state = 'staged'") >= std::string("2"));
         // Nothing is staging now: a second cancel is refused and names what to do.
@@ -199,6 +208,7 @@ private Q_SLOTS:
         auto resumed = test::runReprint(base(QStringLiteral("backfill"), db, spec) << QStringLiteral("--resume") << id);
         QVERIFY2(resumed.exitCode == 0 || resumed.exitCode == 3, qPrintable(resumed.err));
         QCOMPARE(scalar(db, "SELECT count(*) FROM reprint.backfill_partitions WHERE state <> 'staged'"), std::string("0"));
+        QCOMPARE(scalar(db, "SELECT coalesce(failure, 'none') FROM reprint.backfills"), std::string("none"));
     }
 
     // A cancelled cascade resumes as a whole (a downstream member alone would read the
