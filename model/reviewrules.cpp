@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace reprint::model {
 
@@ -21,6 +23,43 @@ QString windowText(const std::string &from, const std::string &to)
 QString tr(const char *text, int n = -1)
 {
     return QCoreApplication::translate("reprint::model::ReviewRules", text, nullptr, n);
+}
+
+// Idempotent: staged apart and replaced in one transaction, or why nothing can be.
+std::pair<RuleMark, QString> idempotentRule(const backfill::ReviewFacts &f)
+{
+    switch (f.status) {
+    case backfill::BackfillStatus::Staged:
+        return {RuleMark::Good, f.windowPartitions == 1
+                                    ? tr("Staged apart from the target; publish replaces the partition in one transaction.")
+                                    : tr("Staged apart from the target; publish replaces the %n partitions in one transaction.",
+                                         int(f.windowPartitions))};
+    case backfill::BackfillStatus::Published:
+        return {RuleMark::Good, tr("Replaced in one transaction at %1; replaced rows archived.").arg(q(f.publishedAt))};
+    case backfill::BackfillStatus::Undone:
+        return {RuleMark::Good, tr("Published, then undone at %1 in one transaction.").arg(q(f.undoneAt))};
+    case backfill::BackfillStatus::Planned:
+    case backfill::BackfillStatus::Staging:
+    case backfill::BackfillStatus::Failed:
+    case backfill::BackfillStatus::Abandoned:
+        break;
+    }
+    return {RuleMark::Warn, tr("Status %1: nothing staged to publish.").arg(QLatin1String(toString(f.status)))};
+}
+
+// Isolated: who holds the claim on the window, and until when.
+std::pair<RuleMark, QString> isolatedRule(const backfill::ReviewFacts &f)
+{
+    if (f.claimHeld && f.leaseExpires == "infinity")
+        return {RuleMark::Good, tr("Claim held by %1 until publish or abandon: a validated claim does not expire.").arg(q(f.claimHolder))};
+    if (f.claimHeld && !f.leaseExpired)
+        return {RuleMark::Good, tr("Claim held by %1; lease until %2.").arg(q(f.claimHolder), q(f.leaseExpires))};
+    if (f.claimHeld)
+        return {RuleMark::Warn,
+                tr("Claim held (lease of %1 expired %2): a new backfill may take it over.").arg(q(f.claimHolder), q(f.leaseExpires))};
+    if (backfill::isClosed(f.status))
+        return {RuleMark::Good, tr("Claim released when the backfill was %1.").arg(QLatin1String(toString(f.status)))};
+    return {RuleMark::Bad, tr("No claim on the window: another backfill may write it. Run the backfill again.")};
 }
 
 } // namespace
@@ -89,37 +128,8 @@ QList<RuleCheck> rulesOf(const backfill::Review &review, const backfill::ReviewF
         else
             set(1, RuleMark::Bad, tr("Transform changed since validation: %1 then, %2 now. Re-run the backfill.")
                                       .arg(q(f.storedTransformHash).left(12), q(f.currentTransformHash).left(12)));
-        switch (f.status) {
-        case backfill::BackfillStatus::Staged:
-            set(2, RuleMark::Good,
-                f.windowPartitions == 1 ? tr("Staged apart from the target; publish replaces the partition in one transaction.")
-                                        : tr("Staged apart from the target; publish replaces the %n partitions in one transaction.",
-                                             int(f.windowPartitions)));
-            break;
-        case backfill::BackfillStatus::Published:
-            set(2, RuleMark::Good, tr("Replaced in one transaction at %1; replaced rows archived.").arg(q(f.publishedAt)));
-            break;
-        case backfill::BackfillStatus::Undone:
-            set(2, RuleMark::Good, tr("Published, then undone at %1 in one transaction.").arg(q(f.undoneAt)));
-            break;
-        case backfill::BackfillStatus::Planned:
-        case backfill::BackfillStatus::Staging:
-        case backfill::BackfillStatus::Failed:
-        case backfill::BackfillStatus::Abandoned:
-            set(2, RuleMark::Warn, tr("Status %1: nothing staged to publish.").arg(QLatin1String(toString(f.status))));
-            break;
-        }
-        if (f.claimHeld && f.leaseExpires == "infinity")
-            set(3, RuleMark::Good, tr("Claim held by %1 until publish or abandon: a validated claim does not expire.").arg(q(f.claimHolder)));
-        else if (f.claimHeld && !f.leaseExpired)
-            set(3, RuleMark::Good, tr("Claim held by %1; lease until %2.").arg(q(f.claimHolder), q(f.leaseExpires)));
-        else if (f.claimHeld)
-            set(3, RuleMark::Warn,
-                tr("Claim held (lease of %1 expired %2): a new backfill may take it over.").arg(q(f.claimHolder), q(f.leaseExpires)));
-        else if (backfill::isClosed(f.status))
-            set(3, RuleMark::Good, tr("Claim released when the backfill was %1.").arg(QLatin1String(toString(f.status))));
-        else
-            set(3, RuleMark::Bad, tr("No claim on the window: another backfill may write it. Run the backfill again."));
+        std::tie(rules[2].mark, rules[2].evidence) = idempotentRule(f);
+        std::tie(rules[3].mark, rules[3].evidence) = isolatedRule(f);
     }
     const auto counts = verdictCounts(review, true);
     QStringList diffs;

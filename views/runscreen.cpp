@@ -937,7 +937,7 @@ RunScreen::Phase RunScreen::phaseOf(const backfill::BackfillProgress &s) const
         return allStaged ? Phase::Validating : Phase::Staging;
     }
     case BackfillStatus::Staged: return s.backfill.validation == "failed" ? Phase::ValidationFailed : Phase::Staged;
-    case BackfillStatus::Failed: return s.backfill.cancelled ? Phase::Cancelled : Phase::Failed;
+    case BackfillStatus::Failed: return s.backfill.failure == backfill::Failure::Cancelled ? Phase::Cancelled : Phase::Failed;
     case BackfillStatus::Published: return Phase::Published;
     case BackfillStatus::Undone: return Phase::Undone;
     case BackfillStatus::Abandoned: return Phase::Abandoned;

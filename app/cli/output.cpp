@@ -436,10 +436,8 @@ void Output::history(const std::vector<backfill::HistoryRow> &rows)
                                    {QStringLiteral("published_at"), textOrNull(h.publishedAt)},
                                    {QStringLiteral("error"), textOrNull(h.error)},
                                    {QStringLiteral("resumable"), h.leaseExpired},
-                                   {QStringLiteral("failure"), h.status == backfill::BackfillStatus::Failed
-                                                                   ? QJsonValue(QLatin1String(backfill::toString(
-                                                                         h.cancelled ? backfill::Failure::Cancelled : backfill::Failure::Error)))
-                                                                   : QJsonValue()}});
+                                   {QStringLiteral("failure"), h.failure ? QJsonValue(QLatin1String(backfill::toString(*h.failure)))
+                                                                         : QJsonValue()}});
         printJson(QJsonObject{{QStringLiteral("backfills"), arr}});
         return;
     }

@@ -172,6 +172,52 @@ Task<Result<std::pair<std::string, std::string>>> latestPartitions(warehouse::Co
     co_return std::pair{first.name, to};
 }
 
+// When each partition of `w` was last loaded, and who claims it: what status shows beside
+// the totals.
+struct PartitionMarks {
+    std::map<long long, std::string> loadedAt;  // partition start epoch -> UTC instant text
+    struct Holder {
+        long long from, to;  // [from, to) epochs
+        std::string who;     // "backfill 12 (ana, staging)" or "run 7 (…)"
+    };
+    std::vector<Holder> claims;
+
+    std::string claimOf(long long key) const
+    {
+        std::string who;
+        for (const Holder &h : claims)
+            if (h.from <= key && key < h.to)
+                who = h.who;
+        return who;
+    }
+};
+
+Task<Result<PartitionMarks>> readMarks(warehouse::Connection &c, const std::string &modelName, const Window &w)
+{
+    const Params bounds = args(modelName, w.first().startText(), w.last().endText());
+    auto loads = co_await c.query(
+        "SELECT extract(epoch FROM partition_start)::bigint, to_char(loaded_at AT TIME ZONE 'UTC', "
+        "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM reprint.partition_loads "
+        "WHERE model = $1 AND partition_start >= $2 AND partition_start < $3",
+        bounds, oids(0, kTimestamptzOid, kTimestamptzOid));
+    if (!loads)
+        co_return loads.error();
+    auto claims = co_await c.query(
+        "SELECT extract(epoch FROM lower(c.span))::bigint, extract(epoch FROM upper(c.span))::bigint, "
+        "CASE b.kind WHEN 'run' THEN 'run ' ELSE 'backfill ' END || b.id || ' (' || b.operator || ', ' || b.status || ')' "
+        "FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
+        "WHERE c.model = $1 AND c.span && tstzrange($2, $3)",
+        bounds, oids(0, kTimestamptzOid, kTimestamptzOid));
+    if (!claims)
+        co_return claims.error();
+    PartitionMarks marks;
+    for (const auto &row : loads->last().rows)
+        marks.loadedAt[std::stoll(*row[0])] = row[1].value_or("");
+    for (const auto &row : claims->last().rows)
+        marks.claims.push_back({std::stoll(*row[0]), std::stoll(*row[1]), *row[2]});
+    co_return marks;
+}
+
 } // namespace
 
 Task<Result<std::shared_ptr<Engine::Session>>> Engine::openLatestWindow(std::string modelName, CancelTokenPtr cancel)
@@ -239,24 +285,9 @@ Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::
         co_return totals.error();
     if (!checks)
         co_return checks.error();
-    auto loads = co_await c.query(
-        "SELECT extract(epoch FROM partition_start)::bigint, to_char(loaded_at AT TIME ZONE 'UTC', "
-        "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM reprint.partition_loads "
-        "WHERE model = $1 AND partition_start >= $2 AND partition_start < $3",
-        args(modelName, w->first().startText(), w->last().endText()), oids(0, kTimestamptzOid, kTimestamptzOid));
-    if (!loads)
-        co_return loads.error();
-    std::map<long long, std::string> loadedAt;
-    for (const auto &row : loads->last().rows)
-        loadedAt[std::stoll(*row[0])] = row[1].value_or("");
-    auto claims = co_await c.query(
-        "SELECT extract(epoch FROM lower(c.span))::bigint, extract(epoch FROM upper(c.span))::bigint, "
-        "CASE b.kind WHEN 'run' THEN 'run ' ELSE 'backfill ' END || b.id || ' (' || b.operator || ', ' || b.status || ')' "
-        "FROM reprint.claims c JOIN reprint.backfills b ON b.id = c.backfill_id "
-        "WHERE c.model = $1 AND c.span && tstzrange($2, $3)",
-        args(modelName, w->first().startText(), w->last().endText()), oids(0, kTimestamptzOid, kTimestamptzOid));
-    if (!claims)
-        co_return claims.error();
+    auto marks = co_await readMarks(c, modelName, *w);
+    if (!marks)
+        co_return marks.error();
 
     std::vector<StatusRow> out;
     out.reserve(w->partitions.size());
@@ -277,11 +308,9 @@ Task<Result<std::vector<StatusRow>>> Engine::status(std::string modelName, std::
             row.checks.emplace_back(ck.name, state);
             row.checkValues.emplace_back(ck.name, source.value_or(""));
         }
-        if (auto it = loadedAt.find(key); it != loadedAt.end())
+        if (auto it = marks->loadedAt.find(key); it != marks->loadedAt.end())
             row.loadedAt = it->second;
-        for (const auto &cr : claims->last().rows)
-            if (std::stoll(*cr[0]) <= key && key < std::stoll(*cr[1]))
-                row.claimedBy = *cr[2];
+        row.claimedBy = marks->claimOf(key);
         out.push_back(std::move(row));
     }
     co_return out;

@@ -206,9 +206,10 @@ struct HistoryRow {
     // Interrupted: status planned or staging, but its lease lapsed or its holder is a
     // process of this host that no longer runs; resume or abandon take the claim at once.
     bool leaseExpired = false;
-    // Failed because its staging was cancelled (its operator, Ctrl-C or `reprint cancel`):
-    // what was staged is kept and it can be resumed.
-    bool cancelled = false;
+    // Why it failed, set only when status is Failed (reprint.backfills.failure): Cancelled
+    // (its operator, Ctrl-C or `reprint cancel`; what was staged is kept and it can be
+    // resumed) or Error.
+    std::optional<Failure> failure;
 };
 
 // What a backfill is doing now, read back from the warehouse (so it shows a backfill

@@ -57,7 +57,8 @@ Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, cons
         // Interrupted: its lease lapsed, or its holder is a process of this host that is gone
         // (a resume or an abandon may take the claim at once).
         h.leaseExpired = *row[14] == "true" || (isUnderway(h.status) && holderGone(*row[15]));
-        h.cancelled = h.status == BackfillStatus::Failed && *row[18] == toString(Failure::Cancelled);
+        if (h.status == BackfillStatus::Failed)
+            h.failure = *row[18] == toString(Failure::Cancelled) ? Failure::Cancelled : Failure::Error;
         out.push_back(std::move(h));
     }
     co_return out;
