@@ -26,7 +26,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "warehouse/error.h"
+#include "backfill/errors.h"
 
 #include <memory>
 
@@ -44,8 +44,8 @@ struct DatabaseError {
     // One readable paragraph: the message (and detail) as a sentence, then the hint.
     // Whitespace runs (libpq's multi-line messages) become single spaces.
     QString sentence() const;
-    // "connection", "cancelled", ... (warehouse::toString).
-    QString kindName() const { return QString::fromLatin1(warehouse::toString(kind)); }
+    // "connection", "cancelled", "drift", ... (backfill::kindName).
+    QString kindName() const { return QString::fromLatin1(backfill::kindName(kind)); }
 };
 
 // One result set, in text form. A NULL value is a null QString (isNull()); an empty

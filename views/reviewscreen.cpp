@@ -114,7 +114,7 @@ QString windowText(const std::string &from, const std::string &to)
 
 bool isDrift(const model::DatabaseError &e)
 {
-    return e.kind == warehouse::ErrorKind::Drift;
+    return e.kind == backfill::EngineKind::Drift;
 }
 
 // The locale's numbers with thousands separators, even where it would omit them (C).

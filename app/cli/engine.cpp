@@ -58,19 +58,21 @@ void printTimings(const backfill::Timings &timings)
 
 int exitCodeFor(const Error &e)
 {
+    // The engine's own kinds first (backfill/errors.h), then the warehouse's.
+    if (e.kind == backfill::EngineKind::Spec)
+        return ExitUsage;
+    if (e.kind == backfill::EngineKind::Validation)
+        return ExitValidation;
+    if (e.kind == backfill::EngineKind::Conflict || e.kind == backfill::EngineKind::Drift)
+        return ExitConflict;
     switch (e.kind) {
     case ErrorKind::Usage:
-    case ErrorKind::Spec:
     case ErrorKind::Syntax:
         return ExitUsage;
-    case ErrorKind::Validation:
-        return ExitValidation;
     case ErrorKind::SerializationFailure:
     case ErrorKind::DeadlockDetected:
     case ErrorKind::TransactionRollback:
     case ErrorKind::LockNotAvailable:
-    case ErrorKind::Conflict:
-    case ErrorKind::Drift:
         return ExitConflict;
     case ErrorKind::Cancelled:
         return ExitCancelled;
@@ -78,6 +80,7 @@ int exitCodeFor(const Error &e)
     case ErrorKind::Permission:
     case ErrorKind::Data:
     case ErrorKind::Internal:
+    case ErrorKind::LayerAbove:
         return ExitDatabase;
     }
     return ExitDatabase;
@@ -179,7 +182,7 @@ warehouse::Task<warehouse::Result<backfill::BackfillProgress>> cancelAndWait(bac
         if (!backfill::isUnderway(p->backfill.status))
             co_return *p;
         if (std::chrono::steady_clock::now() > deadline)
-            co_return Error::make(ErrorKind::Conflict,
+            co_return Error::make(backfill::EngineKind::Conflict,
                                   "asked " + *asked + " to cancel backfill " + std::to_string(id) + ", but it is still staging after 30 s",
                                   "It stops at its next statement boundary; `reprint history` shows when. If that process hangs, "
                                   "stop it there (Ctrl-C or kill); its lease then lapses and the backfill can be resumed.");

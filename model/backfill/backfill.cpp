@@ -247,7 +247,7 @@ Task<Result<std::string>> validateMembers(warehouse::Connection &c, std::vector<
         auto v = co_await validateMember(c, mem, opt, std::exchange(checks[i], {}), laps);
         if (!v) {
             Error e = v.error();
-            if (!warehouse::isConcurrencyConflict(e.kind)) {
+            if (!backfill::isConcurrencyConflict(e.kind)) {
                 for (Member &other : members)
                     co_await markFailed(c, other.rec.id, Failure::Error, "validation of " + mem.model->name + " failed: " + e.toSentence(), conninfo);
                 e.message = "backfill " + std::to_string(root) + " (" + mem.model->name + ") could not be validated: " + e.message;

@@ -36,7 +36,7 @@ Error specError(const Spec &spec, const Model &model, const std::string &what, c
     std::string where = spec.path;
     if (auto slash = where.rfind('/'); slash != std::string::npos)
         where = where.substr(slash + 1);
-    return Error::make(ErrorKind::Spec, where + ":" + std::to_string(model.line) + ": model " + model.name + ": " + what,
+    return Error::make(EngineKind::Spec, where + ":" + std::to_string(model.line) + ": model " + model.name + ": " + what,
                        hint);
 }
 

@@ -372,7 +372,7 @@ Task<Result<PublishOutcome>> publishWindow(warehouse::Connection &c, const Model
             co_return found.error();
         layout = std::move(*found);
         if (!layout.misfit.empty() && plan.strategy == PublishStrategy::Swap)
-            co_return Error::make(ErrorKind::Spec,
+            co_return Error::make(EngineKind::Spec,
                                   "model " + sql.model->name + " asks for `publish: swap`, but " + layout.misfit
                                       + "; nothing was published",
                                   "Scope the window to whole physical partitions, or set `publish: auto` (swap where it "
@@ -448,12 +448,12 @@ Task<Status> checkPublishable(warehouse::Connection &c, const Model &m, const Ba
         co_return conflict("backfill " + id + " is " + toString(b.status) + ", not staged: there is nothing validated to publish", next);
     }
     if (b.validation.empty())
-        co_return Error::make(ErrorKind::Validation,
+        co_return Error::make(EngineKind::Validation,
                               "backfill " + id + " (" + m.name + ") was never validated: no review of it was produced, so nobody "
                                   "approved it; nothing was published",
                               "Stage it again with `reprint backfill --resume " + std::to_string(req.id) + "`, then review it.");
     if (b.validation != "passed" && req.overrideReason.empty())
-        co_return Error::make(ErrorKind::Validation, "backfill " + id + " (" + m.name + ") failed validation: " + b.validationMessage,
+        co_return Error::make(EngineKind::Validation, "backfill " + id + " (" + m.name + ") failed validation: " + b.validationMessage,
                               "Nothing was published. To publish anyway, give a reason with --override REASON.");
     if (m.approval == Approval::FourEyes) {
         auto who = co_await c.query("SELECT current_user::text");

@@ -9,12 +9,12 @@ using warehouse::args;
 
 Error conflict(std::string message, std::string hint)
 {
-    return Error::make(ErrorKind::Conflict, std::move(message), std::move(hint));
+    return Error::make(EngineKind::Conflict, std::move(message), std::move(hint));
 }
 
 Error drift(std::string message, std::string hint)
 {
-    return Error::make(ErrorKind::Drift, std::move(message), std::move(hint));
+    return Error::make(EngineKind::Drift, std::move(message), std::move(hint));
 }
 
 Error usage(std::string message, std::string hint)

@@ -209,7 +209,7 @@ public:
         return spec;
     }
 
-    Error error() const { return m_error.value_or(Error::make(ErrorKind::Spec, m_file + ": invalid spec")); }
+    Error error() const { return m_error.value_or(Error::make(EngineKind::Spec, m_file + ": invalid spec")); }
 
     bool fail(const YAML::Node &node, const std::string &path, const std::string &what)
     {
@@ -232,7 +232,7 @@ public:
             message += path + ": ";
         message += what;
         if (!m_error)
-            m_error = Error::make(ErrorKind::Spec, message);
+            m_error = Error::make(EngineKind::Spec, message);
         return false;
     }
 
@@ -677,9 +677,9 @@ Result<Spec> loadSpec(const std::string &path)
     const QFileInfo info(file);
     QFile f(file);
     if (!info.exists())
-        return Error::make(ErrorKind::Spec, path + ": spec file not found", "Check the --spec path.");
+        return Error::make(EngineKind::Spec, path + ": spec file not found", "Check the --spec path.");
     if (!info.isFile() || !f.open(QIODevice::ReadOnly))
-        return Error::make(ErrorKind::Spec, path + ": cannot read the spec file: " + f.errorString().toStdString());
+        return Error::make(EngineKind::Spec, path + ": cannot read the spec file: " + f.errorString().toStdString());
     const std::string text = f.readAll().toStdString();
 
     Spec spec;
@@ -701,7 +701,7 @@ Result<Spec> loadSpec(const std::string &path)
         loader.fail(e.mark, "", "YAML syntax error: " + e.msg);
         return loader.error();
     } catch (const std::exception &e) {
-        return Error::make(ErrorKind::Spec, path + ": " + e.what());
+        return Error::make(EngineKind::Spec, path + ": " + e.what());
     }
 }
 

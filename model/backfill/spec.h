@@ -4,16 +4,12 @@
 // to the spec file; loadSpec() reads every transform and check file it names.
 
 #include "partition.h"
-#include "warehouse/error.h"
+#include "errors.h"
 
 #include <string>
 #include <vector>
 
 namespace reprint::backfill {
-
-using warehouse::Error;
-using warehouse::ErrorKind;
-using warehouse::Result;
 
 // schema.table, each part unquoted (the spec may write either part in double quotes to
 // keep case or odd characters; they are quoted again, always, when SQL is built).

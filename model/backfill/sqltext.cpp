@@ -73,7 +73,7 @@ Position positionOf(const std::string &sql, size_t offset)
 Error textError(const std::string &sql, size_t offset, const std::string &what)
 {
     const Position p = positionOf(sql, offset);
-    Error e = Error::make(ErrorKind::Spec, p.text() + ": " + what);
+    Error e = Error::make(EngineKind::Spec, p.text() + ": " + what);
     e.position = p.character;
     return e;
 }

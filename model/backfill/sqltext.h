@@ -2,7 +2,7 @@
 // SQL text handling for transforms and checks. Values never enter SQL text: they are
 // parameters. Identifiers always go through quoteIdentifier().
 
-#include "warehouse/error.h"
+#include "errors.h"
 
 #include <cstddef>
 #include <map>

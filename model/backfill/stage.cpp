@@ -72,13 +72,13 @@ std::optional<Error> guardStagedRows(const Model &model, const Partition &p, con
     const long long leaked = std::stoll(set.at(0, "leaked").value_or("0"));
     const long long repeated = std::stoll(set.at(0, "repeated_keys").value_or("0"));
     if (leaked > 0)
-        return Error::make(ErrorKind::Spec,
+        return Error::make(EngineKind::Spec,
                            "the transform produced " + counted(leaked, "row") + " outside [" + p.startText() + ", " + p.endText()
                                + "), e.g. " + model.partitionColumn + " = " + set.at(0, "example").value_or("NULL"),
                            "Fix the transform's filter on :start and :end (" + model.transformFile
                                + "); nothing was staged for this partition.");
     if (repeated > 0)
-        return Error::make(ErrorKind::Spec,
+        return Error::make(EngineKind::Spec,
                            "the transform produced " + counted(repeated, "key") + " more than once in partition " + p.name
                                + ", e.g. key " + joinKey(model.key) + " = " + set.at(0, "repeated_example").value_or("?")
                                + "; a key must name one row",

@@ -13,15 +13,12 @@ const char *toString(ErrorKind kind)
     case ErrorKind::DeadlockDetected: return "deadlock detected";
     case ErrorKind::TransactionRollback: return "transaction rollback";
     case ErrorKind::LockNotAvailable: return "lock not available";
-    case ErrorKind::Conflict: return "conflict";
-    case ErrorKind::Drift: return "drift";
     case ErrorKind::Data: return "data";
     case ErrorKind::Usage: return "usage";
-    case ErrorKind::Spec: return "spec";
-    case ErrorKind::Validation: return "validation";
     case ErrorKind::Internal: return "internal";
+    case ErrorKind::LayerAbove: break;
     }
-    return "internal";
+    return "other";
 }
 
 ErrorKind Error::classify(const std::string &s)
@@ -57,7 +54,6 @@ bool isConcurrencyConflict(ErrorKind kind)
     case ErrorKind::DeadlockDetected:
     case ErrorKind::TransactionRollback:
     case ErrorKind::LockNotAvailable:
-    case ErrorKind::Conflict:
         return true;
     case ErrorKind::Connection:
     case ErrorKind::Cancelled:
@@ -65,10 +61,8 @@ bool isConcurrencyConflict(ErrorKind kind)
     case ErrorKind::Permission:
     case ErrorKind::Data:
     case ErrorKind::Usage:
-    case ErrorKind::Spec:
-    case ErrorKind::Validation:
-    case ErrorKind::Drift:
     case ErrorKind::Internal:
+    case ErrorKind::LayerAbove:
         return false;
     }
     return false;

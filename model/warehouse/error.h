@@ -23,19 +23,17 @@ enum class ErrorKind {
     TransactionRollback,   // any other 40xxx: the server rolled the transaction back
     LockNotAvailable,      // 55P03: lock_timeout ran out (or NOWAIT) before the lock came
     Data,        // bad values or constraint violations (22xxx, 23xxx)
-    Conflict,    // the engine's: the backfill's state or another's claim forbids it
-    Usage,       // the caller asked for something impossible: bad flag, unknown model
-    Spec,        // the spec file (or a file it names) is wrong: names file:line:col
-    Validation,  // the engine's: data failed validation, so nothing was published
-    Drift,       // the engine's: the target, source, transform or claim changed since
-                 // validation (or the window since publish, for undo); nothing was changed
+    Usage,       // the caller asked for something impossible: a bad directory, flag or name
     Internal,    // anything else the server or libpq reported
+    // The kinds from here on belong to the layers that use this one (the engine's are in
+    // backfill/errors.h); this layer never makes one and names them "other".
+    LayerAbove = 64,
 };
 
 const char *toString(ErrorKind kind);
 
-// Another transaction or backfill was in the way: a rolled-back transaction (class 40), a
-// lock that did not come (55P03), or the engine's Conflict. Trying again later can work.
+// Another transaction was in the way: a rolled-back transaction (class 40) or a lock that
+// did not come (55P03). Trying again later can work.
 bool isConcurrencyConflict(ErrorKind kind);
 
 struct Error {

@@ -688,7 +688,7 @@ private Q_SLOTS:
         QVERIFY(confirm);
         buttonWithText(confirm, QStringLiteral("Undo Publish"))->click();
         QVERIFY(failed.wait(60000));
-        QCOMPARE(failed.first().at(1).value<model::DatabaseError>().kind, warehouse::ErrorKind::Drift);
+        QCOMPARE(failed.first().at(1).value<model::DatabaseError>().kind, backfill::EngineKind::Drift);
         auto *drift = waitForChild<QMessageBox>(&screen, QStringLiteral("undoDrift"));
         QVERIFY(drift);
         buttonWithText(drift, QStringLiteral("Undo anyway…"))->click();

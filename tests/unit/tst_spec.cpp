@@ -439,7 +439,7 @@ void TestSpec::errors()
     const std::string path = dir.spec(yaml);
     const auto spec = loadSpec(path);
     QVERIFY(!spec.ok());
-    QCOMPARE(spec.error().kind, reprint::warehouse::ErrorKind::Spec);
+    QCOMPARE(spec.error().kind, reprint::backfill::EngineKind::Spec);
     QCOMPARE(QString::fromStdString(spec.error().message),
              QString::fromStdString(path) + ":" + QString(message).replace("%DIR%", dir.root()));
 }
@@ -487,7 +487,7 @@ void TestSpec::missingSpecFile()
     const std::string path = dir.file("nope.yaml").toStdString();
     const auto spec = loadSpec(path);
     QVERIFY(!spec.ok());
-    QCOMPARE(spec.error().kind, reprint::warehouse::ErrorKind::Spec);
+    QCOMPARE(spec.error().kind, reprint::backfill::EngineKind::Spec);
     QCOMPARE(spec.error().message, path + ": spec file not found");
 }
 

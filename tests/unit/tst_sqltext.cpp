@@ -32,6 +32,7 @@ private Q_SLOTS:
     void referenceErrors();
     void quoting();
     void sourcePositions();
+    void engineKinds();
 };
 
 void TestSqlText::bind_data()
@@ -161,7 +162,7 @@ void TestSqlText::bindErrors()
 
     const auto bound = bindNamedParameters(sql.toStdString(), kBounds);
     QVERIFY(!bound.ok());
-    QCOMPARE(bound.error().kind, reprint::warehouse::ErrorKind::Spec);
+    QCOMPARE(bound.error().kind, reprint::backfill::EngineKind::Spec);
     QCOMPARE(QString::fromStdString(bound.error().message), message);
     QCOMPARE(bound.error().position, position);
 }
@@ -208,7 +209,7 @@ void TestSqlText::referenceErrors()
     const std::map<std::string, std::string> relations{{"a", "\"s\".\"a\""}, {"b", "\"s\".\"b\""}};
     const auto r = resolveModelReferences(sql.toStdString(), relations);
     QVERIFY(!r.ok());
-    QCOMPARE(r.error().kind, reprint::warehouse::ErrorKind::Spec);
+    QCOMPARE(r.error().kind, reprint::backfill::EngineKind::Spec);
     QCOMPARE(QString::fromStdString(r.error().message), message);
 }
 
@@ -269,6 +270,34 @@ void TestSqlText::sourcePositions()
     QCOMPARE(inSourceFile(e, "transforms/x.sql", written, statement, prefix.size()).message,
              std::string("transforms/x.sql line 4, column 3: syntax error at or near \"GRUOP\""));
     QCOMPARE(inSourceFile(e, "transforms/x.sql", written, statement, std::string::npos).message, e.message);
+}
+
+// The engine's kinds (backfill/errors.h) sit above the warehouse's: distinct from every kind
+// the warehouse makes, named by the engine, and unknown ("other") to the warehouse layer.
+void TestSqlText::engineKinds()
+{
+    using reprint::warehouse::ErrorKind;
+    const ErrorKind engine[] = {EngineKind::Conflict, EngineKind::Spec, EngineKind::Validation, EngineKind::Drift};
+    const char *names[] = {"conflict", "spec", "validation", "drift"};
+    for (std::size_t i = 0; i < 4; ++i) {
+        QVERIFY(int(engine[i]) >= int(ErrorKind::LayerAbove));
+        QCOMPARE(std::string(kindName(engine[i])), std::string(names[i]));
+        QCOMPARE(std::string(reprint::warehouse::toString(engine[i])), std::string("other"));
+        for (std::size_t j = 0; j < i; ++j)
+            QVERIFY(engine[i] != engine[j]);
+    }
+    // Every kind the warehouse classifies a SQLSTATE as keeps its own name.
+    for (const char *state : {"40001", "40P01", "55P03", "08006", "42601", "23505", "57014", "XX000"}) {
+        const ErrorKind k = reprint::warehouse::Error::classify(state);
+        QVERIFY2(int(k) < int(ErrorKind::LayerAbove), state);
+        QCOMPARE(std::string(kindName(k)), std::string(reprint::warehouse::toString(k)));
+    }
+    // Trying again later can work after another's claim, as after a rolled-back transaction;
+    // the warehouse alone knows only the latter.
+    QVERIFY(reprint::backfill::isConcurrencyConflict(EngineKind::Conflict));
+    QVERIFY(!reprint::warehouse::isConcurrencyConflict(EngineKind::Conflict));
+    QVERIFY(reprint::backfill::isConcurrencyConflict(ErrorKind::LockNotAvailable));
+    QVERIFY(!reprint::backfill::isConcurrencyConflict(EngineKind::Drift));
 }
 
 QTEST_GUILESS_MAIN(TestSqlText)
