@@ -137,17 +137,26 @@ quint64 start(EngineClient *self, const IoLane &io, std::shared_ptr<backfill::En
 
 } // namespace
 
-quint64 EngineClient::status(const QString &model, const QString &from, const QString &to, backfill::StatusReads reads)
+template <typename T, typename Make, typename Deliver>
+quint64 EngineClient::run(Cancellable cancellable, Make make, Deliver deliver)
 {
     const quint64 token = ++d->nextToken;
-    auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
-    return start<StatusRows>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
-                             [m = model.toStdString(), f = from.toStdString(), t = to.toStdString(), reads](backfill::Engine &e, CancelTokenPtr c) {
-                                 return e.status(m, f, t, c, reads);
-                             },
-                             [this](quint64 tk, StatusRows rows) {
-                                 Q_EMIT statusFinished(tk, rows);
-                             });
+    CancelTokenPtr cancel;
+    if (cancellable == Cancellable::Yes)
+        cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
+    return start<T>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel, std::move(make),
+                    std::move(deliver));
+}
+
+quint64 EngineClient::status(const QString &model, const QString &from, const QString &to, backfill::StatusReads reads)
+{
+    return run<StatusRows>(Cancellable::Yes,
+                           [m = model.toStdString(), f = from.toStdString(), t = to.toStdString(), reads](backfill::Engine &e, CancelTokenPtr c) {
+                               return e.status(m, f, t, c, reads);
+                           },
+                           [this](quint64 tk, StatusRows rows) {
+                               Q_EMIT statusFinished(tk, rows);
+                           });
 }
 
 quint64 EngineClient::backfill(const backfill::BackfillRequest &request)
@@ -174,128 +183,113 @@ quint64 EngineClient::backfill(const backfill::BackfillRequest &request)
 
 quint64 EngineClient::review(qint64 backfillId)
 {
-    const quint64 token = ++d->nextToken;
-    return start<backfill::Review>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                                   [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.review(backfillId); },
-                                   [this](quint64 tk, backfill::Review r) { Q_EMIT reviewFinished(tk, r); });
+    return run<backfill::Review>(Cancellable::No,
+                                 [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.review(backfillId); },
+                                 [this](quint64 tk, backfill::Review r) { Q_EMIT reviewFinished(tk, r); });
 }
 
 quint64 EngineClient::rowDiff(qint64 backfillId, const QString &partition)
 {
-    const quint64 token = ++d->nextToken;
-    return start<backfill::RowDiff>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                                    [backfillId, p = partition.toStdString()](backfill::Engine &e, CancelTokenPtr) {
-                                        return e.rowDiff(backfillId, p);
-                                    },
-                                    [this](quint64 tk, backfill::RowDiff r) { Q_EMIT rowDiffFinished(tk, r); });
+    return run<backfill::RowDiff>(Cancellable::No,
+                                  [backfillId, p = partition.toStdString()](backfill::Engine &e, CancelTokenPtr) {
+                                      return e.rowDiff(backfillId, p);
+                                  },
+                                  [this](quint64 tk, backfill::RowDiff r) { Q_EMIT rowDiffFinished(tk, r); });
 }
 
 quint64 EngineClient::publish(const backfill::PublishRequest &request)
 {
-    const quint64 token = ++d->nextToken;
-    auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
-    return start<backfill::PublishOutcome>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
-                                           [request](backfill::Engine &e, CancelTokenPtr c) { return e.publish(request, c); },
-                                           [this](quint64 tk, backfill::PublishOutcome out) {
-                                               Q_EMIT publishFinished(tk, out);
-                                           });
+    return run<backfill::PublishOutcome>(Cancellable::Yes,
+                                         [request](backfill::Engine &e, CancelTokenPtr c) { return e.publish(request, c); },
+                                         [this](quint64 tk, backfill::PublishOutcome out) {
+                                             Q_EMIT publishFinished(tk, out);
+                                         });
 }
 
 quint64 EngineClient::undo(const backfill::UndoRequest &request)
 {
-    const quint64 token = ++d->nextToken;
-    auto cancel = d->cancels[token] = std::make_shared<backfill::CancelToken>();
-    return start<backfill::UndoOutcome>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, cancel,
-                                        [request](backfill::Engine &e, CancelTokenPtr c) { return e.undo(request, c); },
-                                        [this](quint64 tk, backfill::UndoOutcome out) {
-                                            Q_EMIT undoFinished(tk, out);
-                                        });
+    return run<backfill::UndoOutcome>(Cancellable::Yes,
+                                      [request](backfill::Engine &e, CancelTokenPtr c) { return e.undo(request, c); },
+                                      [this](quint64 tk, backfill::UndoOutcome out) {
+                                          Q_EMIT undoFinished(tk, out);
+                                      });
 }
 
 quint64 EngineClient::abandon(qint64 backfillId)
 {
-    const quint64 token = ++d->nextToken;
-    return start<warehouse::Done>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                                  [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.abandon(backfillId); },
-                                  [this](quint64 tk, warehouse::Done) { Q_EMIT abandonFinished(tk); });
+    return run<warehouse::Done>(Cancellable::No,
+                                [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.abandon(backfillId); },
+                                [this](quint64 tk, warehouse::Done) { Q_EMIT abandonFinished(tk); });
 }
 
 quint64 EngineClient::requestCancel(qint64 backfillId)
 {
-    const quint64 token = ++d->nextToken;
-    return start<std::string>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                              [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.requestCancel(backfillId); },
-                              [this](quint64 tk, std::string holder) { Q_EMIT cancelRequested(tk, QString::fromStdString(holder)); });
+    return run<std::string>(Cancellable::No,
+                            [backfillId](backfill::Engine &e, CancelTokenPtr) { return e.requestCancel(backfillId); },
+                            [this](quint64 tk, std::string holder) { Q_EMIT cancelRequested(tk, QString::fromStdString(holder)); });
 }
 
 quint64 EngineClient::history(const QString &model)
 {
-    const quint64 token = ++d->nextToken;
-    return start<HistoryRows>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                              [m = model.toStdString()](backfill::Engine &e, CancelTokenPtr) { return e.history(m); },
-                              [this](quint64 tk, HistoryRows rows) { Q_EMIT historyFinished(tk, rows); });
+    return run<HistoryRows>(Cancellable::No,
+                            [m = model.toStdString()](backfill::Engine &e, CancelTokenPtr) { return e.history(m); },
+                            [this](quint64 tk, HistoryRows rows) { Q_EMIT historyFinished(tk, rows); });
 }
 
 quint64 EngineClient::throughput(const QString &model)
 {
-    const quint64 token = ++d->nextToken;
-    return start<backfill::Throughput>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                                       [m = model.toStdString()](backfill::Engine &e, CancelTokenPtr) {
-                                           return backfill::pastThroughput(e, m);
-                                       },
-                                       [this](quint64 tk, backfill::Throughput t) { Q_EMIT throughputFinished(tk, t); });
+    return run<backfill::Throughput>(Cancellable::No,
+                                     [m = model.toStdString()](backfill::Engine &e, CancelTokenPtr) {
+                                         return backfill::pastThroughput(e, m);
+                                     },
+                                     [this](quint64 tk, backfill::Throughput t) { Q_EMIT throughputFinished(tk, t); });
 }
 
 quint64 EngineClient::schemaVersions()
 {
-    const quint64 token = ++d->nextToken;
-    return start<backfill::SchemaVersions>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                                           [](backfill::Engine &e, CancelTokenPtr) { return backfill::schemaVersions(e); },
-                                           [this](quint64 tk, backfill::SchemaVersions v) {
-                                               Q_EMIT schemaVersionsFinished(tk, v);
-                                           });
+    return run<backfill::SchemaVersions>(Cancellable::No,
+                                         [](backfill::Engine &e, CancelTokenPtr) { return backfill::schemaVersions(e); },
+                                         [this](quint64 tk, backfill::SchemaVersions v) {
+                                             Q_EMIT schemaVersionsFinished(tk, v);
+                                         });
 }
 
 quint64 EngineClient::facts(qint64 backfillId)
 {
-    const quint64 token = ++d->nextToken;
-    return start<backfill::ReviewFacts>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                                        [backfillId](backfill::Engine &e, CancelTokenPtr) {
-                                            return backfill::reviewFacts(e, backfillId);
-                                        },
-                                        [this](quint64 tk, backfill::ReviewFacts f) { Q_EMIT factsFinished(tk, f); });
+    return run<backfill::ReviewFacts>(Cancellable::No,
+                                      [backfillId](backfill::Engine &e, CancelTokenPtr) {
+                                          return backfill::reviewFacts(e, backfillId);
+                                      },
+                                      [this](quint64 tk, backfill::ReviewFacts f) { Q_EMIT factsFinished(tk, f); });
 }
 
 quint64 EngineClient::rowDiffPage(qint64 backfillId, const QString &partition, qint64 offset, int limit)
 {
-    const quint64 token = ++d->nextToken;
-    return start<backfill::RowDiffPage>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                                        [backfillId, p = partition.toStdString(), offset, limit](backfill::Engine &e, CancelTokenPtr) {
-                                            return backfill::rowDiffPage(e, backfillId, p, offset, limit);
-                                        },
-                                        [this](quint64 tk, backfill::RowDiffPage page) { Q_EMIT rowDiffPageFinished(tk, page); });
+    return run<backfill::RowDiffPage>(Cancellable::No,
+                                      [backfillId, p = partition.toStdString(), offset, limit](backfill::Engine &e, CancelTokenPtr) {
+                                          return backfill::rowDiffPage(e, backfillId, p, offset, limit);
+                                      },
+                                      [this](quint64 tk, backfill::RowDiffPage page) { Q_EMIT rowDiffPageFinished(tk, page); });
 }
 
 quint64 EngineClient::edgeRows(qint64 backfillId, const QString &partition, int minutes)
 {
-    const quint64 token = ++d->nextToken;
-    return start<backfill::EdgeRows>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                                     [backfillId, p = partition.toStdString(), minutes](backfill::Engine &e, CancelTokenPtr) {
-                                         return backfill::edgeRows(e, backfillId, p, minutes);
-                                     },
-                                     [this](quint64 tk, backfill::EdgeRows rows) { Q_EMIT edgeRowsFinished(tk, rows); });
+    return run<backfill::EdgeRows>(Cancellable::No,
+                                   [backfillId, p = partition.toStdString(), minutes](backfill::Engine &e, CancelTokenPtr) {
+                                       return backfill::edgeRows(e, backfillId, p, minutes);
+                                   },
+                                   [this](quint64 tk, backfill::EdgeRows rows) { Q_EMIT edgeRowsFinished(tk, rows); });
 }
 
 quint64 EngineClient::packetData(qint64 backfillId)
 {
-    const quint64 token = ++d->nextToken;
-    return start<backfill::ReviewPacketData>(this, d->io, d->engine, token, d->generation, &d->generation, &d->cancels, {},
-                                             [backfillId](backfill::Engine &e, CancelTokenPtr) {
-                                                 return backfill::reviewPacketData(e, backfillId);
-                                             },
-                                             [this](quint64 tk, backfill::ReviewPacketData data) {
-                                                 Q_EMIT packetDataFinished(tk, data);
-                                             });
+    return run<backfill::ReviewPacketData>(Cancellable::No,
+                                           [backfillId](backfill::Engine &e, CancelTokenPtr) {
+                                               return backfill::reviewPacketData(e, backfillId);
+                                           },
+                                           [this](quint64 tk, backfill::ReviewPacketData data) {
+                                               Q_EMIT packetDataFinished(tk, data);
+                                           });
 }
 
 void EngineClient::cancel(quint64 token)

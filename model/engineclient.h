@@ -111,6 +111,13 @@ Q_SIGNALS:
     void failed(quint64 token, const reprint::model::DatabaseError &error);
 
 private:
+    // Starts `make(engine, cancel)` as a new operation and returns its token; a cancellable
+    // one gets a cancel token that cancel(token) reaches. `deliver(token, value)` runs on
+    // the GUI thread unless the spec changed meanwhile; a failure comes as failed().
+    enum class Cancellable { No, Yes };
+    template <typename T, typename Make, typename Deliver>
+    quint64 run(Cancellable cancellable, Make make, Deliver deliver);
+
     struct Private;
     std::unique_ptr<Private> d;
 };

@@ -1,5 +1,7 @@
 #include "runscreen.h"
 
+#include "placeholderpage.h"
+
 #include "backfill/window.h"
 
 #include "backfillprogressmodel.h"
@@ -247,34 +249,11 @@ void RunScreen::buildUi()
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addWidget(m_pages);
 
-    auto *empty = new QWidget;
+    QWidget *empty = placeholderPage(tr("No backfill on this screen yet"),
+                                     tr("Choose a window on the Calendar and press Start backfill to stage it here, partition "
+                                        "by partition. A backfill of the selected model that is running anywhere (another "
+                                        "window, or `reprint backfill` in a terminal) shows here as soon as you open the model."));
     empty->setObjectName(QStringLiteral("runEmptyPage"));
-    auto *emptyLayout = new QVBoxLayout(empty);
-    auto *column = new QWidget(empty);
-    column->setFixedWidth(560);
-    auto *columnLayout = new QVBoxLayout(column);
-    auto *heading = new QLabel(tr("No backfill on this screen yet"), column);
-    QFont headingFont = heading->font();
-    headingFont.setPointSizeF(headingFont.pointSizeF() * 1.3);
-    headingFont.setBold(true);
-    heading->setFont(headingFont);
-    heading->setAlignment(Qt::AlignHCenter);
-    auto *body = new QLabel(tr("Choose a window on the Calendar and press Start backfill to stage it here, partition by "
-                               "partition. A backfill of the selected model that is running anywhere (another window, or "
-                               "`reprint backfill` in a terminal) shows here as soon as you open the model."),
-                            column);
-    body->setWordWrap(true);
-    body->setAlignment(Qt::AlignHCenter);
-    body->setForegroundRole(QPalette::PlaceholderText);
-    columnLayout->addWidget(heading);
-    columnLayout->addWidget(body);
-    auto *row = new QHBoxLayout;
-    row->addStretch(1);
-    row->addWidget(column);
-    row->addStretch(1);
-    emptyLayout->addStretch(2);
-    emptyLayout->addLayout(row);
-    emptyLayout->addStretch(3);
     m_pages->addWidget(empty);
     m_pages->addWidget(buildRunPage());
     m_pages->setCurrentIndex(0);

@@ -28,12 +28,6 @@
 
 namespace reprint::backfill {
 
-using warehouse::ConnectionPtr;
-using warehouse::kTimestamptzOid;
-using warehouse::Params;
-using warehouse::Reply;
-using warehouse::Value;
-using warehouse::args;
 namespace {
 
 // A resumed backfill's cascade: the backfill, then its members in the order they were

@@ -11,16 +11,6 @@
 
 namespace reprint::backfill {
 
-using warehouse::ConnectionPtr;
-using warehouse::kTimestamptzOid;
-using warehouse::Params;
-using warehouse::Reply;
-using warehouse::Value;
-using warehouse::args;
-using warehouse::oids;
-
-namespace asio = warehouse::asio;
-
 std::string holderName()
 {
     char host[256] = {0};

@@ -23,14 +23,6 @@
 
 namespace reprint::backfill {
 
-using warehouse::ConnectionPtr;
-using warehouse::kTimestamptzOid;
-using warehouse::Params;
-using warehouse::Reply;
-using warehouse::Value;
-using warehouse::args;
-using warehouse::oids;
-
 std::string counted(long long n, const std::string &noun, const std::string &plural)
 {
     return std::to_string(n) + " " + (n == 1 ? noun : plural.empty() ? noun + "s" : plural);

@@ -7,16 +7,6 @@
 
 namespace reprint::backfill {
 
-using warehouse::ConnectionPtr;
-using warehouse::kTimestamptzOid;
-using warehouse::Params;
-using warehouse::Reply;
-using warehouse::Value;
-using warehouse::args;
-using warehouse::oids;
-
-namespace asio = warehouse::asio;
-
 Task<Result<std::vector<HistoryRow>>> readHistory(warehouse::Connection &c, const std::vector<std::string> &models, long long id)
 {
     std::vector<Value> values(models.begin(), models.end());

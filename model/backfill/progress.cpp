@@ -20,12 +20,6 @@
 
 namespace reprint::backfill {
 
-using warehouse::ConnectionPtr;
-using warehouse::kTimestamptzOid;
-using warehouse::Params;
-using warehouse::Reply;
-using warehouse::Value;
-using warehouse::args;
 Task<Status> ProgressListener::open()
 {
     auto conn = co_await openSession(m_conninfo);

@@ -8,16 +8,6 @@
 
 namespace reprint::backfill {
 
-using warehouse::ConnectionPtr;
-using warehouse::kTimestamptzOid;
-using warehouse::Params;
-using warehouse::Reply;
-using warehouse::Value;
-using warehouse::args;
-using warehouse::oids;
-
-namespace asio = warehouse::asio;
-
 namespace {
 
 // A physical partition of the target that is exactly one partition of the window.

@@ -20,12 +20,6 @@
 
 namespace reprint::backfill {
 
-using warehouse::ConnectionPtr;
-using warehouse::kTimestamptzOid;
-using warehouse::Value;
-using warehouse::args;
-using warehouse::oids;
-
 namespace {
 
 std::string join(const std::vector<std::string> &parts, const std::string &separator)
@@ -113,6 +107,32 @@ Result<Located> locate(const Engine &engine, const Stored &b, const std::string 
                                                  + (outsideToo ? " or just outside it" : ""),
                            outsideToo ? "" : "Rows outside the window are not staged: see the edge view.");
     return Located{*m, *p};
+}
+
+// What a look at one partition of a backfill works from: the review's session, the stored
+// backfill, the partition (in the window, or just outside it too) and its model's SQL.
+struct PartitionOfBackfill {
+    ConnectionPtr conn;
+    Stored backfill;
+    Located where;
+    ModelSql sql;
+};
+
+Task<Result<PartitionOfBackfill>> openPartition(const Engine &engine, long long id, const std::string &partition, bool outsideToo)
+{
+    auto conn = co_await connectFor(engine);
+    if (!conn)
+        co_return conn.error();
+    auto b = co_await readStored(**conn, id);
+    if (!b)
+        co_return b.error();
+    auto where = locate(engine, *b, partition, outsideToo);
+    if (!where)
+        co_return where.error();
+    auto sql = co_await describeModel(**conn, engine.spec(), *where->model);
+    if (!sql)
+        co_return sql.error();
+    co_return PartitionOfBackfill{*conn, std::move(*b), *where, std::move(*sql)};
 }
 
 // jsonb of the key columns of `alias`, keyed by column name (coalesced over two aliases
@@ -210,20 +230,14 @@ Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
 
 Task<Result<RowDiffPage>> rowDiffPage(const Engine &engine, long long id, std::string partition, long long offset, int limit)
 {
-    auto conn = co_await connectFor(engine);
-    if (!conn)
-        co_return conn.error();
-    auto &c = **conn;
-    auto b = co_await readStored(c, id);
-    if (!b)
-        co_return b.error();
-    auto where = locate(engine, *b, partition, false);
-    if (!where)
-        co_return where.error();
+    auto opened = co_await openPartition(engine, id, partition, false);
+    if (!opened)
+        co_return opened.error();
+    auto &c = *opened->conn;
+    const Stored *b = &opened->backfill;
+    const Located *where = &opened->where;
+    const ModelSql *sql = &opened->sql;
     const Model &model = *where->model;
-    auto sql = co_await describeModel(c, engine.spec(), model);
-    if (!sql)
-        co_return sql.error();
 
     RowDiffPage page;
     page.columns = sql->columns;
@@ -345,20 +359,14 @@ EdgeRow edgeRowOf(const std::vector<Value> &row, const QTimeZone &zone)
 
 Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string partition, int minutes, int limit)
 {
-    auto conn = co_await connectFor(engine);
-    if (!conn)
-        co_return conn.error();
-    auto &c = **conn;
-    auto b = co_await readStored(c, id);
-    if (!b)
-        co_return b.error();
-    auto where = locate(engine, *b, partition, true);
-    if (!where)
-        co_return where.error();
+    auto opened = co_await openPartition(engine, id, partition, true);
+    if (!opened)
+        co_return opened.error();
+    auto &c = *opened->conn;
+    const Stored *b = &opened->backfill;
+    const Located *where = &opened->where;
+    const ModelSql *sql = &opened->sql;
     const Model &model = *where->model;
-    auto sql = co_await describeModel(c, engine.spec(), model);
-    if (!sql)
-        co_return sql.error();
 
     EdgeRows out;
     out.timezone = model.timezone;

@@ -4,9 +4,6 @@
 
 namespace reprint::backfill {
 
-using warehouse::ConnectionPtr;
-using warehouse::args;
-
 Error conflict(std::string message, std::string hint)
 {
     return Error::make(EngineKind::Conflict, std::move(message), std::move(hint));

@@ -15,6 +15,15 @@
 
 namespace reprint::backfill {
 
+// The warehouse's words the rooms write SQL with.
+using warehouse::ConnectionPtr;
+using warehouse::kTimestamptzOid;
+using warehouse::Params;
+using warehouse::Reply;
+using warehouse::Value;
+using warehouse::args;
+using warehouse::oids;
+
 namespace asio = warehouse::asio;
 
 // The types of a statement's two bound parameters $1, $2: a partition's [start, end).

@@ -7,16 +7,6 @@
 
 namespace reprint::backfill {
 
-using warehouse::ConnectionPtr;
-using warehouse::kTimestamptzOid;
-using warehouse::Params;
-using warehouse::Reply;
-using warehouse::Value;
-using warehouse::args;
-using warehouse::oids;
-
-namespace asio = warehouse::asio;
-
 namespace {
 
 void report(StageRun &run, const PartitionProgress &p)

@@ -11,16 +11,6 @@
 
 namespace reprint::backfill {
 
-using warehouse::ConnectionPtr;
-using warehouse::kTimestamptzOid;
-using warehouse::Params;
-using warehouse::Reply;
-using warehouse::Value;
-using warehouse::args;
-using warehouse::oids;
-
-namespace asio = warehouse::asio;
-
 namespace {
 
 // The checks being read by readChecks(): each worker takes the next one.
