@@ -159,29 +159,39 @@ Task<Result<std::vector<std::string>>> buildSuccessors(warehouse::Connection &c,
     co_return fresh;
 }
 
-// Under the caller's ACCESS EXCLUSIVE lock: detaches physical partition `i` (into the
-// archive, or dropped when there is none) and attaches its successor `fresh` under its
-// name; the successor's indexes take over the old ones' names, so that names stay what
-// the warehouse's owners chose.
-Task<Status> swapPartition(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan, const PhysicalPartition &part,
-                           std::size_t i, const std::string &fresh)
+// The swap of physical partition `i`, written before the lock: the statements that detach
+// it (into the archive, or dropped when there is none) and attach its successor `fresh`
+// under its name, and the names of its indexes, which the successor's take over after the
+// attach, so that names stay what the warehouse's owners chose.
+struct PartitionSwap {
+    std::string old;      // the physical partition, quoted (after the swap: its successor)
+    std::string schema;   // unquoted
+    std::string statements;
+    std::vector<std::pair<std::string, std::string>> indexes;  // (the partitioned table's index, its name here)
+};
+
+Task<Result<PartitionSwap>> planSwap(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
+                                     const PhysicalPartition &part, std::size_t i, const std::string &fresh)
 {
+    PartitionSwap swap;
     const std::string id = std::to_string(plan.id);
     const std::string archive = plan.archiveName.empty() ? std::string() : quoteRelation("reprint_archive", plan.archiveName);
-    const std::string old = quoteRelation(part.schema, part.name);
+    swap.old = quoteRelation(part.schema, part.name);
+    swap.schema = part.schema;
+    const std::string &old = swap.old;
     const std::string parked = ("b" + id + "_" + std::to_string(i) + "_" + part.name).substr(0, 63);
     auto indexes = co_await c.query(kPartitionIndexesSql, args(old));
     if (!indexes)
         co_return indexes.error();
-    // One round trip for the swap's statements (the simple protocol runs them in order,
-    // inside the publish's transaction; the first that fails stops the rest).
+    for (const auto &row : indexes->last().rows)
+        swap.indexes.emplace_back(*row[0], *row[1]);
     std::vector<std::string> steps{"ALTER TABLE " + sql.target + " DETACH PARTITION " + old};
     if (archive.empty()) {
         steps.push_back("DROP TABLE " + old);
     } else {
         // Parked, its indexes give their names up first.
-        for (std::size_t j = 0; j < indexes->last().rows.size(); ++j) {
-            const std::string name = *indexes->last().rows[j][1];
+        for (std::size_t j = 0; j < swap.indexes.size(); ++j) {
+            const std::string &name = swap.indexes[j].second;
             const std::string moved = ("b" + id + "_" + std::to_string(i) + "_" + std::to_string(j) + "_" + name).substr(0, 63);
             steps.push_back("ALTER INDEX " + quoteRelation(part.schema, name) + " RENAME TO " + quoteIdentifier(moved));
         }
@@ -193,62 +203,92 @@ Task<Status> swapPartition(warehouse::Connection &c, const ModelSql &sql, const 
     steps.push_back("ALTER TABLE " + sql.target + " ATTACH PARTITION " + old + " FOR VALUES FROM (" + quoteLiteral(part.lower)
                     + ") TO (" + quoteLiteral(part.upper) + ")");
     steps.push_back("ALTER TABLE " + old + " DROP CONSTRAINT reprint_swap_bounds");
-    std::string batch;
     for (const std::string &step : steps)
-        batch += step + ";\n";
+        swap.statements += step + ";\n";
+    co_return swap;
+}
+
+// $1: the window's physical partitions (quoted), in order. Their indexes that are part of an
+// index of the partitioned table: the partition's place in $1, that index's oid, the name.
+constexpr const char *kWindowIndexesSql =
+    "SELECT u.ord::int, p.inhparent::text, c.relname::text FROM unnest($1::regclass[]) WITH ORDINALITY AS u(rel, ord) "
+    "JOIN pg_index x ON x.indrelid = u.rel JOIN pg_class c ON c.oid = x.indexrelid "
+    "JOIN pg_inherits p ON p.inhrelid = x.indexrelid";
+
+// Under the caller's ACCESS EXCLUSIVE lock: every partition's swap in one round trip (the
+// simple protocol runs them in order, inside the publish's transaction; the first that fails
+// stops the rest), then the successors' indexes take the old names in one more.
+Task<Status> swapUnderLock(warehouse::Connection &c, const std::vector<PartitionSwap> &swaps)
+{
+    std::string batch;
+    std::vector<Value> swapped;
+    for (const PartitionSwap &swap : swaps) {
+        batch += swap.statements;
+        swapped.emplace_back(swap.old);
+    }
     auto r = co_await c.execute(std::move(batch));
     if (!r)
         co_return r.error();
-    auto taken = co_await c.query(kPartitionIndexesSql, args(old));
+    auto taken = co_await c.query(kWindowIndexesSql, args(arrayLiteral(swapped)));
     if (!taken)
         co_return taken.error();
     std::string renames;
-    for (const auto &row : taken->last().rows)
-        for (const auto &was : indexes->last().rows)
-            if (*was[0] == *row[0] && *was[1] != *row[1])
-                renames += "ALTER INDEX " + quoteRelation(part.schema, *row[1]) + " RENAME TO " + quoteIdentifier(*was[1]) + ";\n";
+    for (const auto &row : taken->last().rows) {
+        const PartitionSwap &swap = swaps.at(std::size_t(std::stoll(*row[0]) - 1));
+        for (const auto &[parent, name] : swap.indexes)
+            if (parent == *row[1] && name != *row[2])
+                renames += "ALTER INDEX " + quoteRelation(swap.schema, *row[2]) + " RENAME TO " + quoteIdentifier(name) + ";\n";
+    }
     if (!renames.empty())
         if (auto renamed = co_await c.execute(std::move(renames)); !renamed)
             co_return renamed.error();
     co_return warehouse::ok();
 }
 
-// Inside the caller's open transaction: builds the successors (buildSuccessors), then,
-// under a short ACCESS EXCLUSIVE lock on the target, swaps each physical partition of the
-// window. The lock is asked for with a short lock_timeout so that readers never queue
-// behind it for long, and retried with backoff; when it cannot be had, the swap is rolled
-// back to before the lock and a conflict says so. Readers see all old or all new: the
-// catalog change commits at once.
-Task<Result<PublishOutcome>> swapPartitions(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
-                                            const SwapLayout &layout)
+// Inside the caller's open transaction, before any lock on the target beyond the writer
+// fence: builds the successors (buildSuccessors) and writes each partition's swap (planSwap).
+Task<Result<std::vector<PartitionSwap>>> prepareSwap(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
+                                                     const SwapLayout &layout, PublishOutcome &out)
 {
-    PublishOutcome out;
-    out.id = plan.id;
-    out.strategy = "swap";
     auto fresh = co_await buildSuccessors(c, sql, plan, layout, out);
     if (!fresh)
         co_return fresh.error();
+    std::vector<PartitionSwap> swaps;
+    for (std::size_t i = 0; i < layout.partitions.size(); ++i) {
+        auto swap = co_await planSwap(c, sql, plan, layout.partitions[i], i, (*fresh)[i]);
+        if (!swap)
+            co_return swap.error();
+        swaps.push_back(std::move(*swap));
+    }
+    co_return swaps;
+}
+
+// Then, under a short ACCESS EXCLUSIVE lock on the partitioned table alone (readers reach
+// its partitions through it; the detach locks each swapped partition itself, so a reader
+// of some other partition does not hold the swap up), swaps the window's partitions. The
+// lock is asked for with a short lock_timeout so that readers never queue behind it for
+// long, and retried with backoff; when it cannot be had, the swap is rolled back to before
+// the lock and a conflict says so. Readers see all old or all new: the catalog change
+// commits at once.
+Task<Status> swapPartitions(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
+                            const std::vector<PartitionSwap> &swaps, PublishOutcome &out)
+{
     const EngineOptions &opt = *plan.options;
     auto timer = asio::steady_timer(co_await asio::this_coro::executor);
     int backoffMs = 100;
     for (int attempt = 1;; ++attempt) {
-        auto r = co_await c.execute("SAVEPOINT reprint_swap");
-        if (r)
-            r = co_await c.query("SELECT set_config('lock_timeout', $1, true)", args(std::to_string(opt.swapLockTimeoutMs) + "ms"));
-        if (r)
-            r = co_await c.execute("LOCK TABLE " + sql.target + " IN ACCESS EXCLUSIVE MODE");
+        auto r = co_await c.execute("SAVEPOINT reprint_swap;\nSET LOCAL lock_timeout = '" + std::to_string(opt.swapLockTimeoutMs)
+                                    + "ms';\nLOCK TABLE ONLY " + sql.target + " IN ACCESS EXCLUSIVE MODE");
         if (r)
             out.lockedAt = std::chrono::steady_clock::now();
-        for (std::size_t i = 0; i < layout.partitions.size() && r; ++i)
-            if (auto swapped = co_await swapPartition(c, sql, plan, layout.partitions[i], i, (*fresh)[i]); !swapped)
-                r = swapped.error();
+        Status swapped = warehouse::ok();
         if (r)
-            r = co_await c.query("SELECT set_config('lock_timeout', $1, true)", args(std::to_string(opt.lockTimeoutMs) + "ms"));
-        if (r)
-            r = co_await c.execute("RELEASE SAVEPOINT reprint_swap");
-        if (r)
-            co_return out;
-        const Error e = r.error();
+            swapped = co_await swapUnderLock(c, swaps);
+        if (r && swapped)
+            r = co_await c.execute("SET LOCAL lock_timeout = '" + std::to_string(opt.lockTimeoutMs) + "ms';\nRELEASE SAVEPOINT reprint_swap");
+        if (r && swapped)
+            co_return warehouse::ok();
+        const Error e = !r ? r.error() : swapped.error();
         auto back = co_await c.execute("ROLLBACK TO SAVEPOINT reprint_swap");
         if (!back || !isLockTimeout(e))
             co_return e;
@@ -256,7 +296,7 @@ Task<Result<PublishOutcome>> swapPartitions(warehouse::Connection &c, const Mode
             co_return Error::make(ErrorKind::Cancelled, "cancelled while waiting for the lock on " + sql.target + "; nothing was published");
         if (attempt >= opt.swapLockTries)
             co_return conflict("could not lock " + sql.target + " to swap "
-                                   + counted(static_cast<long long>(layout.partitions.size()), "partition") + ": other sessions held it through " + std::to_string(attempt) + " tries of "
+                                   + counted(static_cast<long long>(swaps.size()), "partition") + ": other sessions held it through " + std::to_string(attempt) + " tries of "
                                    + std::to_string(opt.swapLockTimeoutMs) + " ms; nothing was published",
                                "Publish again when the target is quieter, or set `publish: replace` for this model: it never "
                                "waits for readers.");
@@ -368,16 +408,26 @@ Task<Result<PublishOutcome>> publishWindow(warehouse::Connection &c, const Model
                                   "Scope the window to whole physical partitions, or set `publish: auto` (swap where it "
                                   "can, replace otherwise) or `publish: replace` in the spec.");
     }
-    // No ?: inside co_await (GCC 12, see connectTo).
-    Result<PublishOutcome> out = Error::make(ErrorKind::Internal, "not published");
-    if (plan.strategy != PublishStrategy::Replace && layout.misfit.empty())
-        out = co_await swapPartitions(c, sql, plan, layout);
-    else
-        out = co_await replaceRows(c, sql, plan);
-    if (!out)
-        co_return out.error();
-    if (auto recorded = co_await recordPublished(c, sql, plan, *out); !recorded)
+    if (plan.strategy == PublishStrategy::Replace || !layout.misfit.empty()) {
+        auto out = co_await replaceRows(c, sql, plan);
+        if (!out)
+            co_return out.error();
+        if (auto recorded = co_await recordPublished(c, sql, plan, *out); !recorded)
+            co_return recorded.error();
+        co_return out;
+    }
+    // A swap records the publish before it takes its lock: the lock then covers only the
+    // catalog change (and the commit).
+    PublishOutcome out;
+    out.id = plan.id;
+    out.strategy = "swap";
+    auto swaps = co_await prepareSwap(c, sql, plan, layout, out);
+    if (!swaps)
+        co_return swaps.error();
+    if (auto recorded = co_await recordPublished(c, sql, plan, out); !recorded)
         co_return recorded.error();
+    if (auto swapped = co_await swapPartitions(c, sql, plan, *swaps, out); !swapped)
+        co_return swapped.error();
     co_return out;
 }
 

@@ -26,8 +26,9 @@ struct PublishPlan {
 
 // Publishes the stage over the window of the target, inside the caller's open transaction,
 // by the plan's strategy: swapPartitions where the window is whole physical partitions (and
-// the model allows it), replaceRows otherwise; then the backfill is recorded published, its
-// claim released and its stage dropped. The one publish path of runs and backfills.
+// the model allows it), replaceRows otherwise; the backfill is recorded published, its
+// claim released and its stage dropped (after a replace; before a swap takes its lock, so
+// that the lock covers the catalog change alone). The one publish path of runs and backfills.
 Task<Result<PublishOutcome>> publishWindow(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan);
 
 // COMMITs the transaction that makes backfill `id` `done` (published, undone). A COMMIT

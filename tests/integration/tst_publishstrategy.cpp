@@ -251,6 +251,39 @@ private Q_SLOTS:
         QCOMPARE(targetOfWindow(db), truthOfWindow(db));
     }
 
+    // The swap's exclusive lock is on the partitioned table alone: a session reading some
+    // other partition directly does not hold the swap up; one reading a partition of the
+    // window directly does (the detach waits for it), and the swap gives up cleanly.
+    void swapWaitsOnlyForReadersOfTheWindow_data()
+    {
+        QTest::addColumn<QString>("partition");
+        QTest::addColumn<bool>("published");
+        QTest::newRow("a partition outside the window") << QStringLiteral("fct_order_lines_20260320") << true;
+        QTest::newRow("a partition of the window") << QStringLiteral("fct_order_lines_20260311") << false;
+    }
+
+    void swapWaitsOnlyForReadersOfTheWindow()
+    {
+        QFETCH(QString, partition);
+        QFETCH(bool, published);
+        const auto &[db, dir, spec, before, id] = stagedCopy(published ? "ps_direct_out" : "ps_direct_in", QStringLiteral("swap"));
+        QVERIFY(id > 0);
+        HeldTransaction holder(db, "SELECT count(*) FROM analytics." + partition.toStdString());
+        QVERIFY(holder.ok());
+        auto p = publish(db, spec, id);
+        if (published) {
+            QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+            QCOMPARE(statusOf(db, id), std::string("published"));
+            QCOMPARE(targetOfWindow(db), truthOfWindow(db));
+        } else {
+            QCOMPARE(p.exitCode, 4);
+            QVERIFY2(p.err.contains(QStringLiteral("could not lock")), qPrintable(p.err));
+            QVERIFY(dayHashes(db) == before);
+            QCOMPARE(statusOf(db, id), std::string("staged"));
+            QCOMPARE(leftovers(db), std::string("0"));
+        }
+    }
+
     // A write of the window that commits while publish waits for the target: publish reads
     // it in its drift guard (exit 4, nothing published) instead of overwriting it; the
     // write survives. Both strategies.
