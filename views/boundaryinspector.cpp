@@ -117,6 +117,53 @@ BoundaryInspector::BoundaryInspector(model::EngineClient *engine, QWidget *paren
     auto *split = new QSplitter(Qt::Vertical, this);
     auto *diffRow = new QSplitter(Qt::Horizontal, split);
 
+    buildDiffPanes(diffRow);
+
+    QWidget *edgeBox = buildEdgePane(split);
+    split->addWidget(diffRow);
+    split->addWidget(edgeBox);
+    // Both panes take their share of a taller window; the handle moves the line between them.
+    split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    split->setSizes({300, 300});
+    layout->addWidget(split, 1);
+
+    connect(m_partitionBox, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0)
+            openPartition(m_partitionBox->itemData(i).toString());
+    });
+    connect(m_onlyChanged, &QCheckBox::toggled, this, &BoundaryInspector::applyColumnFilter);
+    connect(m_minutes, &QSpinBox::editingFinished, this, &BoundaryInspector::requestEdges);
+    connect(m_rows, &model::RowDiffModel::modelReset, this, &BoundaryInspector::applyColumnFilter);
+    connect(m_rows, &model::RowDiffModel::batchLoaded, this, [this](int) {
+        const qint64 total = m_added + m_removed + m_changed;
+        m_loadedLabel->setText(total >= 0 ? tr("%L1 of %L2 rows loaded").arg(m_rows->rowCount()).arg(total)
+                                          : tr("%L1 rows loaded").arg(m_rows->rowCount()));
+        if (m_rows->rowCount() > 0 && m_sampleView->horizontalHeader()->sectionSize(1) < 60)
+            m_sampleView->resizeColumnsToContents();
+    });
+    connect(m_rows, &model::RowDiffModel::loadFailed, this, &BoundaryInspector::showError);
+
+    connect(m_engine, &model::EngineClient::rowDiffFinished, this, &BoundaryInspector::showRowDiff);
+    connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
+        if (token == m_diffToken) {
+            m_diffToken = 0;
+            showError(e);
+        }
+    });
+    connect(m_engine, &model::EngineClient::edgeRowsFinished, this, &BoundaryInspector::showEdgeRows);
+    connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
+        if (token == m_edgeToken) {
+            m_edgeToken = 0;
+            m_edgeNote->setText(e.sentence());
+        }
+    });
+}
+
+// Beside each other in `diffRow`: the changes per column, and the rows by key, old and new.
+void BoundaryInspector::buildDiffPanes(QSplitter *diffRow)
+{
     auto *columnsBox = new QGroupBox(tr("Changes per column"), diffRow);
     auto *columnsLayout = new QVBoxLayout(columnsBox);
     m_columnTable = new QTableWidget(0, 2, columnsBox);
@@ -154,8 +201,12 @@ BoundaryInspector::BoundaryInspector(model::EngineClient *engine, QWidget *paren
     diffRow->setStretchFactor(0, 1);
     diffRow->setStretchFactor(1, 4);
     diffRow->setSizes({270, 760});
+}
 
-    auto *edgeBox = new QGroupBox(tr("Edge view: rows near the partition's edges"), split);
+// Rows near the partition's start and end, and where each was filed before and after.
+QWidget *BoundaryInspector::buildEdgePane(QWidget *parent)
+{
+    auto *edgeBox = new QGroupBox(tr("Edge view: rows near the partition's edges"), parent);
     auto *edgeLayout = new QVBoxLayout(edgeBox);
     auto *edgeBar = new QHBoxLayout;
     edgeBar->addWidget(new QLabel(tr("Within"), edgeBox));
@@ -185,122 +236,92 @@ BoundaryInspector::BoundaryInspector(model::EngineClient *engine, QWidget *paren
     m_edgeTable->setAlternatingRowColors(true);
     m_edgeTable->horizontalHeader()->setStretchLastSection(true);
     edgeLayout->addWidget(m_edgeTable);
-    split->addWidget(diffRow);
-    split->addWidget(edgeBox);
-    // Both panes take their share of a taller window; the handle moves the line between them.
-    split->setChildrenCollapsible(false);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
-    split->setSizes({300, 300});
-    layout->addWidget(split, 1);
+    return edgeBox;
+}
 
-    connect(m_partitionBox, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (i >= 0)
-            openPartition(m_partitionBox->itemData(i).toString());
-    });
-    connect(m_onlyChanged, &QCheckBox::toggled, this, &BoundaryInspector::applyColumnFilter);
-    connect(m_minutes, &QSpinBox::editingFinished, this, &BoundaryInspector::requestEdges);
-    connect(m_rows, &model::RowDiffModel::modelReset, this, &BoundaryInspector::applyColumnFilter);
-    connect(m_rows, &model::RowDiffModel::batchLoaded, this, [this](int) {
-        const qint64 total = m_added + m_removed + m_changed;
-        m_loadedLabel->setText(total >= 0 ? tr("%L1 of %L2 rows loaded").arg(m_rows->rowCount()).arg(total)
-                                          : tr("%L1 rows loaded").arg(m_rows->rowCount()));
-        if (m_rows->rowCount() > 0 && m_sampleView->horizontalHeader()->sectionSize(1) < 60)
-            m_sampleView->resizeColumnsToContents();
-    });
-    connect(m_rows, &model::RowDiffModel::loadFailed, this, &BoundaryInspector::showError);
+// The row diff of the partition asked for last: its counts, its columns, then its rows.
+void BoundaryInspector::showRowDiff(quint64 token, const backfill::RowDiff &d)
+{
+    if (token != m_diffToken)
+        return;
+    m_diffToken = 0;
+    m_added = d.added;
+    m_removed = d.removed;
+    m_changed = d.changed;
+    m_addedLabel->setText(tr("+%L1 added").arg(d.added));
+    m_removedLabel->setText(tr("−%L1 removed").arg(d.removed));
+    m_changedLabel->setText(tr("~%L1 changed").arg(d.changed));
+    m_columnTable->setRowCount(0);
+    m_changedColumns.clear();
+    for (const auto &c : d.columnChanges) {
+        const int r = m_columnTable->rowCount();
+        m_columnTable->insertRow(r);
+        m_columnTable->setItem(r, 0, new QTableWidgetItem(QString::fromStdString(c.column)));
+        auto *n = new QTableWidgetItem(QLocale().toString(c.count));
+        n->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        if (c.count > 0) {
+            QFont f = n->font();
+            f.setBold(true);
+            n->setFont(f);
+            m_changedColumns << QString::fromStdString(c.column);
+        }
+        m_columnTable->setItem(r, 1, n);
+    }
+    m_rows->setPartition(d.backfillId, QString::fromStdString(d.partition), d.added + d.removed + d.changed);
+    m_diffNote->setText(d.added + d.removed + d.changed == 0
+                            ? tr("No row of %1 differs by key: the backfill leaves it as it is.").arg(QString::fromStdString(d.partition))
+                            : tr("Rows of the target before the backfill (old) and after it (new), matched by key. "
+                                 "Scroll to load more."));
+    if (m_rows->canFetchMore({}))
+        m_rows->fetchMore({});
+    Q_EMIT diffLoaded(QString::fromStdString(d.partition));
+}
 
-    connect(m_engine, &model::EngineClient::rowDiffFinished, this, [this](quint64 token, const backfill::RowDiff &d) {
-        if (token != m_diffToken)
-            return;
-        m_diffToken = 0;
-        m_added = d.added;
-        m_removed = d.removed;
-        m_changed = d.changed;
-        m_addedLabel->setText(tr("+%L1 added").arg(d.added));
-        m_removedLabel->setText(tr("−%L1 removed").arg(d.removed));
-        m_changedLabel->setText(tr("~%L1 changed").arg(d.changed));
-        m_columnTable->setRowCount(0);
-        m_changedColumns.clear();
-        for (const auto &c : d.columnChanges) {
-            const int r = m_columnTable->rowCount();
-            m_columnTable->insertRow(r);
-            m_columnTable->setItem(r, 0, new QTableWidgetItem(QString::fromStdString(c.column)));
-            auto *n = new QTableWidgetItem(QLocale().toString(c.count));
-            n->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            if (c.count > 0) {
-                QFont f = n->font();
-                f.setBold(true);
-                n->setFont(f);
-                m_changedColumns << QString::fromStdString(c.column);
+// The rows near the edges of the partition asked for last.
+void BoundaryInspector::showEdgeRows(quint64 token, const backfill::EdgeRows &e)
+{
+    if (token != m_edgeToken)
+        return;
+    m_edgeToken = 0;
+    const QString tz = QString::fromStdString(e.timezone);
+    const QString column = QString::fromStdString(e.instantColumn);
+    // The model's zone gets a column of its own only when it is not UTC.
+    const bool utcModel = isUtc(tz);
+    m_edgeTable->setHorizontalHeaderLabels({tr("Key"), tr("%1 (UTC)").arg(column), tr("%1 (%2)").arg(column, tz),
+                                            tr("Filed in, before"), tr("Filed in, after"), tr("Edge")});
+    m_edgeTable->setColumnHidden(2, utcModel);
+    m_zoneNote->setText(zoneNote(partition(), tz, QString::fromStdString(e.partitionStart), QString::fromStdString(e.partitionEnd)));
+    m_edgeTable->setRowCount(0);
+    int moved = 0;
+    for (const auto &r : e.rows) {
+        const int row = m_edgeTable->rowCount();
+        m_edgeTable->insertRow(row);
+        const QString before = QString::fromStdString(r.oldPartition);
+        const QString after = QString::fromStdString(r.newPartition);
+        const bool differs = before != after;
+        moved += differs;
+        const QStringList cells = {keyText(QString::fromStdString(r.key)), QString::fromStdString(r.instantUtc),
+                                   QString::fromStdString(r.instantLocal), before.isEmpty() ? tr("(not there)") : before,
+                                   after.isEmpty() ? tr("(not there)") : after, QString::fromStdString(r.edge)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto *item = new QTableWidgetItem(cells.at(c));
+            if (differs && (c == 3 || c == 4)) {
+                item->setBackground(QColor(0xd9, 0x8c, 0x1f, c == 4 ? 70 : 35));
+                QFont f = item->font();
+                f.setBold(c == 4);
+                item->setFont(f);
             }
-            m_columnTable->setItem(r, 1, n);
+            m_edgeTable->setItem(row, c, item);
         }
-        m_rows->setPartition(d.backfillId, QString::fromStdString(d.partition), d.added + d.removed + d.changed);
-        m_diffNote->setText(d.added + d.removed + d.changed == 0
-                                ? tr("No row of %1 differs by key: the backfill leaves it as it is.").arg(QString::fromStdString(d.partition))
-                                : tr("Rows of the target before the backfill (old) and after it (new), matched by key. "
-                                     "Scroll to load more."));
-        if (m_rows->canFetchMore({}))
-            m_rows->fetchMore({});
-        Q_EMIT diffLoaded(QString::fromStdString(d.partition));
-    });
-    connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
-        if (token == m_diffToken) {
-            m_diffToken = 0;
-            showError(e);
-        }
-    });
-    connect(m_engine, &model::EngineClient::edgeRowsFinished, this, [this](quint64 token, const backfill::EdgeRows &e) {
-        if (token != m_edgeToken)
-            return;
-        m_edgeToken = 0;
-        const QString tz = QString::fromStdString(e.timezone);
-        const QString column = QString::fromStdString(e.instantColumn);
-        // The model's zone gets a column of its own only when it is not UTC.
-        const bool utcModel = isUtc(tz);
-        m_edgeTable->setHorizontalHeaderLabels({tr("Key"), tr("%1 (UTC)").arg(column), tr("%1 (%2)").arg(column, tz),
-                                                tr("Filed in, before"), tr("Filed in, after"), tr("Edge")});
-        m_edgeTable->setColumnHidden(2, utcModel);
-        m_zoneNote->setText(zoneNote(partition(), tz, QString::fromStdString(e.partitionStart), QString::fromStdString(e.partitionEnd)));
-        m_edgeTable->setRowCount(0);
-        int moved = 0;
-        for (const auto &r : e.rows) {
-            const int row = m_edgeTable->rowCount();
-            m_edgeTable->insertRow(row);
-            const QString before = QString::fromStdString(r.oldPartition);
-            const QString after = QString::fromStdString(r.newPartition);
-            const bool differs = before != after;
-            moved += differs;
-            const QStringList cells = {keyText(QString::fromStdString(r.key)), QString::fromStdString(r.instantUtc),
-                                       QString::fromStdString(r.instantLocal), before.isEmpty() ? tr("(not there)") : before,
-                                       after.isEmpty() ? tr("(not there)") : after, QString::fromStdString(r.edge)};
-            for (int c = 0; c < cells.size(); ++c) {
-                auto *item = new QTableWidgetItem(cells.at(c));
-                if (differs && (c == 3 || c == 4)) {
-                    item->setBackground(QColor(0xd9, 0x8c, 0x1f, c == 4 ? 70 : 35));
-                    QFont f = item->font();
-                    f.setBold(c == 4);
-                    item->setFont(f);
-                }
-                m_edgeTable->setItem(row, c, item);
-            }
-        }
-        m_edgeTable->resizeColumnsToContents();
-        if (e.instantColumn.empty())
-            m_edgeNote->setText(tr("The target has no timestamp column to place rows near an edge."));
-        else
-            m_edgeNote->setText(tr("%L1 rows; %L2 filed in a different partition after the backfill (highlighted).")
-                                    .arg(e.rows.size())
-                                    .arg(moved));
-        Q_EMIT edgeRowsLoaded(partition(), int(e.rows.size()));
-    });
-    connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
-        if (token == m_edgeToken) {
-            m_edgeToken = 0;
-            m_edgeNote->setText(e.sentence());
-        }
-    });
+    }
+    m_edgeTable->resizeColumnsToContents();
+    if (e.instantColumn.empty())
+        m_edgeNote->setText(tr("The target has no timestamp column to place rows near an edge."));
+    else
+        m_edgeNote->setText(tr("%L1 rows; %L2 filed in a different partition after the backfill (highlighted).")
+                                .arg(e.rows.size())
+                                .arg(moved));
+    Q_EMIT edgeRowsLoaded(partition(), int(e.rows.size()));
 }
 
 void BoundaryInspector::setReview(const backfill::Review &review)

@@ -19,9 +19,14 @@
 class QComboBox;
 class QLabel;
 class QSpinBox;
+class QSplitter;
 class QTableView;
 class QTableWidget;
 class QCheckBox;
+
+namespace reprint::backfill {
+struct EdgeRows;
+}
 
 namespace reprint::model {
 class EngineClient;
@@ -57,6 +62,10 @@ Q_SIGNALS:
     void edgeRowsLoaded(const QString &partition, int rows);
 
 private:
+    void buildDiffPanes(QSplitter *diffRow);
+    QWidget *buildEdgePane(QWidget *parent);
+    void showRowDiff(quint64 token, const backfill::RowDiff &d);
+    void showEdgeRows(quint64 token, const backfill::EdgeRows &e);
     void requestEdges();
     void applyColumnFilter();
     void showError(const model::DatabaseError &error);

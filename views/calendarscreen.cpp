@@ -354,7 +354,18 @@ void CalendarScreen::buildUi()
     layout->setContentsMargins(12, 10, 12, 10);
     layout->setSpacing(8);
 
-    // Top bar: what is shown, how it is coloured, which year, and the refresh.
+    layout->addLayout(buildTopBar());
+    layout->addWidget(buildErrorBanner());
+    layout->addWidget(buildCalendarPane(), 1);
+    layout->addLayout(buildWindowFields());
+    layout->addWidget(buildScopeNotice());
+    layout->addWidget(buildPlanBox());
+    connectUi();
+}
+
+// The top bar: what is shown, how it is coloured, which year, and the refresh.
+QLayout *CalendarScreen::buildTopBar()
+{
     auto *top = new QHBoxLayout;
     top->setSpacing(8);
     m_title = new QLabel(this);
@@ -421,8 +432,12 @@ void CalendarScreen::buildUi()
     top->addWidget(m_progress);
     top->addWidget(m_cancel);
     top->addWidget(m_refreshButton);
-    layout->addLayout(top);
+    return top;
+}
 
+// What went wrong with the last refresh, and a Retry.
+QWidget *CalendarScreen::buildErrorBanner()
+{
     m_errorBanner = banner(this, QColor(0xd6, 0x45, 0x45), QStringLiteral("refreshError"));
     auto *errorLayout = new QHBoxLayout(m_errorBanner);
     errorLayout->setContentsMargins(10, 6, 10, 6);
@@ -434,9 +449,12 @@ void CalendarScreen::buildUi()
     errorLayout->addWidget(m_errorLabel, 1);
     errorLayout->addWidget(m_retry, 0, Qt::AlignVCenter);
     m_errorBanner->hide();
-    layout->addWidget(m_errorBanner);
+    return m_errorBanner;
+}
 
-    // The calendar and its legend on the left, the detail pane on the right.
+// The calendar and its legend on the left, the detail pane on the right.
+QWidget *CalendarScreen::buildCalendarPane()
+{
     m_splitter = new QSplitter(Qt::Horizontal, this);
     m_splitter->setObjectName(QStringLiteral("calendarSplitter"));
     m_splitter->setChildrenCollapsible(false);
@@ -470,9 +488,12 @@ void CalendarScreen::buildUi()
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 0);
     m_splitter->setSizes({720, 280});
-    layout->addWidget(m_splitter, 1);
+    return m_splitter;
+}
 
-    // Scope: the window as text, both ways.
+// The window as text, both ways, and Select failing.
+QLayout *CalendarScreen::buildWindowFields()
+{
     auto *scope = new QHBoxLayout;
     scope->setSpacing(8);
     auto *fromLabel = new QLabel(tr("&From"), this);
@@ -508,8 +529,12 @@ void CalendarScreen::buildUi()
     // its own): "To" needs the unkerned width, or it shows as "Tc".
     for (QLabel *l : {fromLabel, toLabel})
         l->setMinimumWidth(std::max(l->sizeHint().width(), unkernedWidth(l->fontMetrics(), l->text())));
-    layout->addLayout(scope);
+    return scope;
+}
 
+// The under-scope warning (with Widen) and the quiet scope note, in one place.
+QWidget *CalendarScreen::buildScopeNotice()
+{
     m_warning = banner(this, QColor(0xe0, 0xa8, 0x2e), QStringLiteral("underScopeWarning"));
     auto *warningLayout = new QHBoxLayout(m_warning);
     warningLayout->setContentsMargins(10, 6, 10, 6);
@@ -536,9 +561,12 @@ void CalendarScreen::buildUi()
     m_notice->addWidget(m_warning);
     m_notice->setFixedHeight(std::max(m_widen->sizeHint().height(), 2 * fontMetrics().lineSpacing()) + 6 + 6 + 4);
     m_notice->setCurrentWidget(m_scopeNote);
-    layout->addWidget(m_notice);
+    return m_notice;
+}
 
-    // The plan of the selected window.
+// The plan of the selected window, its command line and Start backfill.
+QWidget *CalendarScreen::buildPlanBox()
+{
     auto *planBox = new QGroupBox(tr("Plan"), this);
     planBox->setObjectName(QStringLiteral("plan"));
     auto *planLayout = new QGridLayout(planBox);
@@ -600,8 +628,12 @@ void CalendarScreen::buildUi()
     commandRow->addWidget(m_cascade);
     commandRow->addWidget(m_start);
     planLayout->addLayout(commandRow, 1, 0, 1, 2);
-    layout->addWidget(planBox);
+    return planBox;
+}
 
+// What each control of buildUi does.
+void CalendarScreen::connectUi()
+{
     connect(m_view, &CalendarView::rangeSelected, this, &CalendarScreen::onRangeSelected);
     connect(m_view, &CalendarView::partitionHovered, this, [this](int o) {
         updateDetail(o >= 0 ? o : m_view->selectionLast());

@@ -38,6 +38,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
@@ -113,6 +114,13 @@ Q_SIGNALS:
 
 private:
     void buildUi();
+    QLayout *buildTopBar();
+    QWidget *buildErrorBanner();
+    QWidget *buildCalendarPane();
+    QLayout *buildWindowFields();
+    QWidget *buildScopeNotice();
+    QWidget *buildPlanBox();
+    void connectUi();
     void setYears(int firstYear, int lastYear);
     void startChunks(int firstOrdinal, int lastOrdinal);
     void requestNextChunk();

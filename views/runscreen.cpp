@@ -267,7 +267,71 @@ QWidget *RunScreen::buildRunPage()
     layout->setContentsMargins(16, 12, 16, 10);
     layout->setSpacing(8);
 
-    // Title, phase and controls.
+    layout->addLayout(buildRunHeader(page));
+
+    m_banner = new QLabel(page);
+    m_banner->setObjectName(QStringLiteral("runBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->hide();
+    layout->addWidget(m_banner);
+
+    // Overall progress.
+    m_bar = new QProgressBar(page);
+    m_bar->setObjectName(QStringLiteral("runProgress"));
+    m_bar->setRange(0, 1);
+    m_bar->setValue(0);
+    m_bar->setTextVisible(false);
+    m_bar->setFixedHeight(10);
+    layout->addWidget(m_bar);
+    auto *stats = new QHBoxLayout;
+    stats->setSpacing(36);
+    m_doneValue = statValue(page, "doneValue");
+    m_rowsValue = statValue(page, "rowsValue");
+    m_rateValue = statValue(page, "rateValue");
+    m_elapsedValue = statValue(page, "elapsedValue");
+    m_etaValue = statValue(page, "etaValue");
+    stats->addWidget(statTile(tr("Partitions done"), m_doneValue, page));
+    stats->addWidget(statTile(tr("Rows staged"), m_rowsValue, page));
+    stats->addWidget(statTile(tr("Throughput"), m_rateValue, page));
+    stats->addWidget(statTile(tr("Elapsed"), m_elapsedValue, page));
+    stats->addWidget(statTile(tr("Time left"), m_etaValue, page));
+    stats->addStretch(1);
+    layout->addLayout(stats);
+
+    // Partitions | chart and claim, over the log.
+    auto *vertical = new QSplitter(Qt::Vertical, page);
+    vertical->setObjectName(QStringLiteral("runSplitter"));
+    vertical->setChildrenCollapsible(false);
+    auto *horizontal = new QSplitter(Qt::Horizontal, vertical);
+    horizontal->setChildrenCollapsible(false);
+
+    QTableView *table = buildPartitionTable(horizontal);
+    auto *side = new QWidget(horizontal);
+    auto *sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    sideLayout->setSpacing(8);
+    sideLayout->addWidget(buildThroughputChart(side), 1);
+    sideLayout->addWidget(buildClaimPanel(side));
+    horizontal->addWidget(table);
+    horizontal->addWidget(side);
+    horizontal->setStretchFactor(0, 3);
+    horizontal->setStretchFactor(1, 2);
+    horizontal->setSizes({600, 340});
+
+    QWidget *logPane = buildLogPane(vertical);
+    vertical->addWidget(horizontal);
+    vertical->addWidget(logPane);
+    vertical->setStretchFactor(0, 3);
+    vertical->setStretchFactor(1, 1);
+    vertical->setSizes({420, 170});
+    layout->addWidget(vertical, 1);
+    return page;
+}
+
+// The title, phase chip and the backfill's buttons.
+QLayout *RunScreen::buildRunHeader(QWidget *page)
+{
     auto *header = new QHBoxLayout;
     header->setSpacing(10);
     auto *titles = new QVBoxLayout;
@@ -316,46 +380,13 @@ QWidget *RunScreen::buildRunPage()
     connect(m_retry, &QPushButton::clicked, this, [this] { resume(true); });
     connect(m_review, &QPushButton::clicked, this, &RunScreen::openReview);
     connect(m_abandon, &QPushButton::clicked, this, &RunScreen::askAbandon);
-    layout->addLayout(header);
+    return header;
+}
 
-    m_banner = new QLabel(page);
-    m_banner->setObjectName(QStringLiteral("runBanner"));
-    m_banner->setWordWrap(true);
-    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_banner->hide();
-    layout->addWidget(m_banner);
-
-    // Overall progress.
-    m_bar = new QProgressBar(page);
-    m_bar->setObjectName(QStringLiteral("runProgress"));
-    m_bar->setRange(0, 1);
-    m_bar->setValue(0);
-    m_bar->setTextVisible(false);
-    m_bar->setFixedHeight(10);
-    layout->addWidget(m_bar);
-    auto *stats = new QHBoxLayout;
-    stats->setSpacing(36);
-    m_doneValue = statValue(page, "doneValue");
-    m_rowsValue = statValue(page, "rowsValue");
-    m_rateValue = statValue(page, "rateValue");
-    m_elapsedValue = statValue(page, "elapsedValue");
-    m_etaValue = statValue(page, "etaValue");
-    stats->addWidget(statTile(tr("Partitions done"), m_doneValue, page));
-    stats->addWidget(statTile(tr("Rows staged"), m_rowsValue, page));
-    stats->addWidget(statTile(tr("Throughput"), m_rateValue, page));
-    stats->addWidget(statTile(tr("Elapsed"), m_elapsedValue, page));
-    stats->addWidget(statTile(tr("Time left"), m_etaValue, page));
-    stats->addStretch(1);
-    layout->addLayout(stats);
-
-    // Partitions | chart and claim, over the log.
-    auto *vertical = new QSplitter(Qt::Vertical, page);
-    vertical->setObjectName(QStringLiteral("runSplitter"));
-    vertical->setChildrenCollapsible(false);
-    auto *horizontal = new QSplitter(Qt::Horizontal, vertical);
-    horizontal->setChildrenCollapsible(false);
-
-    m_table = new QTableView(horizontal);
+// One row per partition of the window: its state, rows, time, rate and verdict.
+QTableView *RunScreen::buildPartitionTable(QWidget *parent)
+{
+    m_table = new QTableView(parent);
     m_table->setObjectName(QStringLiteral("partitionTable"));
     m_table->setModel(m_progress);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -375,12 +406,12 @@ QWidget *RunScreen::buildRunPage()
     m_table->setColumnWidth(BackfillProgressModel::RateColumn, 66);
     m_table->setColumnWidth(BackfillProgressModel::VerdictColumn, 104);
     m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    return m_table;
+}
 
-    auto *side = new QWidget(horizontal);
-    auto *sideLayout = new QVBoxLayout(side);
-    sideLayout->setContentsMargins(0, 0, 0, 0);
-    sideLayout->setSpacing(8);
-
+// Rows per second and partitions done over the elapsed time, from the throughput series.
+QChartView *RunScreen::buildThroughputChart(QWidget *parent)
+{
     m_chart = new QChart;
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_chart->legend()->setAlignment(Qt::AlignBottom);
@@ -421,15 +452,19 @@ QWidget *RunScreen::buildRunPage()
     doneMapper->setYColumn(model::ThroughputSeriesModel::DoneColumn);
     doneMapper->setSeries(m_doneSeries);
     doneMapper->setModel(m_series);
-    m_chartView = new QChartView(m_chart, side);
+    m_chartView = new QChartView(m_chart, parent);
     m_chartView->setObjectName(QStringLiteral("throughputChart"));
     m_chartView->setRenderHint(QPainter::Antialiasing);
     m_chartView->setMinimumHeight(180);
     applyChartTheme();
     updateAxes();
-    sideLayout->addWidget(m_chartView, 1);
+    return m_chartView;
+}
 
-    auto *claim = new QGroupBox(tr("Claim on the window"), side);
+// Who holds the claim on the window, its lease and heartbeat, and the lock waits.
+QGroupBox *RunScreen::buildClaimPanel(QWidget *parent)
+{
+    auto *claim = new QGroupBox(tr("Claim on the window"), parent);
     claim->setObjectName(QStringLiteral("claimPanel"));
     auto *form = new QFormLayout(claim);
     form->setLabelAlignment(Qt::AlignLeft);
@@ -445,15 +480,13 @@ QWidget *RunScreen::buildRunPage()
     form->addRow(tr("Lease expires"), m_claimLease);
     form->addRow(tr("Last heartbeat"), m_claimHeartbeat);
     form->addRow(tr("Lock waits"), m_claimWaits);
-    sideLayout->addWidget(claim);
+    return claim;
+}
 
-    horizontal->addWidget(m_table);
-    horizontal->addWidget(side);
-    horizontal->setStretchFactor(0, 3);
-    horizontal->setStretchFactor(1, 2);
-    horizontal->setSizes({600, 340});
-
-    auto *logPane = new QWidget(vertical);
+// The run's log, filtered by level, following its tail.
+QWidget *RunScreen::buildLogPane(QWidget *parent)
+{
+    auto *logPane = new QWidget(parent);
     auto *logLayout = new QVBoxLayout(logPane);
     logLayout->setContentsMargins(0, 4, 0, 0);
     logLayout->setSpacing(4);
@@ -508,14 +541,7 @@ QWidget *RunScreen::buildRunPage()
     });
     logLayout->addLayout(logBar);
     logLayout->addWidget(m_logView, 1);
-
-    vertical->addWidget(horizontal);
-    vertical->addWidget(logPane);
-    vertical->setStretchFactor(0, 3);
-    vertical->setStretchFactor(1, 1);
-    vertical->setSizes({420, 170});
-    layout->addWidget(vertical, 1);
-    return page;
+    return logPane;
 }
 
 void RunScreen::applyChartTheme()

@@ -30,7 +30,9 @@
 class QChart;
 class QChartView;
 class QComboBox;
+class QGroupBox;
 class QLabel;
+class QLayout;
 class QLineSeries;
 class QProgressBar;
 class QPushButton;
@@ -131,6 +133,11 @@ protected:
 private:
     void buildUi();
     QWidget *buildRunPage();
+    QLayout *buildRunHeader(QWidget *page);
+    QTableView *buildPartitionTable(QWidget *parent);
+    QChartView *buildThroughputChart(QWidget *parent);
+    QGroupBox *buildClaimPanel(QWidget *parent);
+    QWidget *buildLogPane(QWidget *parent);
     void applyChartTheme();
     void reset();
     void showPlannedPartitions(const backfill::BackfillRequest &request);

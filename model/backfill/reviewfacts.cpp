@@ -234,17 +234,16 @@ Task<Result<RowDiffPage>> rowDiffPage(const Engine &engine, long long id, std::s
     if (!opened)
         co_return opened.error();
     auto &c = *opened->conn;
-    const Stored *b = &opened->backfill;
-    const Located *where = &opened->where;
-    const ModelSql *sql = &opened->sql;
-    const Model &model = *where->model;
+    const Stored &b = opened->backfill;
+    const ModelSql &sql = opened->sql;
+    const Model &model = *opened->where.model;
 
     RowDiffPage page;
-    page.columns = sql->columns;
+    page.columns = sql.columns;
     page.key = model.key;
-    const DiffSources src = diffSources(*b, *sql);
+    const DiffSources src = diffSources(b, sql);
     page.basis = src.basis;
-    const Partition &p = where->partition;
+    const Partition &p = opened->where.partition;
 
     if (src.basis == "sample") {
         auto r = co_await c.query("SELECT x->>'change', (x->'key')::text, (x->'old')::text, (x->'new')::text "
@@ -264,22 +263,22 @@ Task<Result<RowDiffPage>> rowDiffPage(const Engine &engine, long long id, std::s
     std::vector<std::string> keyMatch, diffs;
     for (const std::string &k : model.key)
         keyMatch.push_back("reprint_o." + quoteIdentifier(k) + " = reprint_n." + quoteIdentifier(k));
-    for (const std::string &col : sql->columns) {
+    for (const std::string &col : sql.columns) {
         if (std::find(model.key.begin(), model.key.end(), col) != model.key.end())
             continue;
         diffs.push_back("(reprint_o." + quoteIdentifier(col) + " IS DISTINCT FROM reprint_n." + quoteIdentifier(col) + ")");
     }
     const std::string anyDiff = diffs.empty() ? "false" : join(diffs, " OR ");
     const std::string text =
-        "WITH reprint_o AS (SELECT t.*, true AS reprint_present FROM " + src.oldRelation + " AS t WHERE " + sql->inWindow("t") + "),\n"
-        " reprint_n AS (SELECT t.*, true AS reprint_present FROM " + src.newRelation + " AS t WHERE " + sql->inWindow("t") + "),\n"
+        "WITH reprint_o AS (SELECT t.*, true AS reprint_present FROM " + src.oldRelation + " AS t WHERE " + sql.inWindow("t") + "),\n"
+        " reprint_n AS (SELECT t.*, true AS reprint_present FROM " + src.newRelation + " AS t WHERE " + sql.inWindow("t") + "),\n"
         " reprint_j AS (SELECT reprint_o.reprint_present AS in_old, reprint_n.reprint_present AS in_new, (" + anyDiff + ") AS differs, "
         + keyJson(model, "reprint_o", "reprint_n") + " AS key, to_jsonb(reprint_o) - 'reprint_present' AS old_row, "
         "to_jsonb(reprint_n) - 'reprint_present' AS new_row FROM reprint_o FULL JOIN reprint_n ON " + join(keyMatch, " AND ") + ")\n"
         "SELECT CASE WHEN in_old IS NULL THEN 'added' WHEN in_new IS NULL THEN 'removed' ELSE 'changed' END, "
         "key::text, old_row::text, new_row::text FROM reprint_j WHERE in_old IS NULL OR in_new IS NULL OR differs "
         "ORDER BY (in_old AND in_new) DESC NULLS LAST, key::text OFFSET $3 LIMIT $4";
-    auto r = co_await c.query(text, args(sql->lowerValue(p), sql->upperValue(p), std::to_string(offset), std::to_string(limit)));
+    auto r = co_await c.query(text, args(sql.lowerValue(p), sql.upperValue(p), std::to_string(offset), std::to_string(limit)));
     if (!r)
         co_return r.error();
     for (const auto &row : r->last().rows)
@@ -363,18 +362,17 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
     if (!opened)
         co_return opened.error();
     auto &c = *opened->conn;
-    const Stored *b = &opened->backfill;
-    const Located *where = &opened->where;
-    const ModelSql *sql = &opened->sql;
-    const Model &model = *where->model;
+    const Stored &b = opened->backfill;
+    const ModelSql &sql = opened->sql;
+    const Model &model = *opened->where.model;
 
     EdgeRows out;
     out.timezone = model.timezone;
-    out.partitionStart = where->partition.startText();
-    out.partitionEnd = where->partition.endText();
+    out.partitionStart = opened->where.partition.startText();
+    out.partitionEnd = opened->where.partition.endText();
     auto cols = co_await c.query("SELECT a.attname::text, a.atttypid::regtype::text FROM pg_attribute AS a "
                                  "WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
-                                 args(sql->target));
+                                 args(sql.target));
     if (!cols)
         co_return cols.error();
     out.instantColumn = instantColumnOf(cols->last(), model.partitionColumn);
@@ -382,14 +380,14 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
         co_return out;
 
     const PartitionScheme scheme = model.scheme();
-    const Partition &p = where->partition;
+    const Partition &p = opened->where.partition;
     const Partition before = scheme.previous(p);
     const Partition after = scheme.next(p);
-    const Window w = b->window(model);
-    const std::string text = edgeRowsSql(model, *sql, diffSources(*b, *sql), out.instantColumn);
+    const Window w = b.window(model);
+    const std::string text = edgeRowsSql(model, sql, diffSources(b, sql), out.instantColumn);
     auto r = co_await c.query(text,
-                              args(p.startText(), p.endText(), std::to_string(minutes), sql->lowerValue(before), sql->upperValue(after),
-                                   std::to_string(limit), sql->lowerValue(w.first()), sql->upperValue(w.last())),
+                              args(p.startText(), p.endText(), std::to_string(minutes), sql.lowerValue(before), sql.upperValue(after),
+                                   std::to_string(limit), sql.lowerValue(w.first()), sql.upperValue(w.last())),
                               oids(kTimestamptzOid, kTimestamptzOid));
     if (!r)
         co_return r.error();
