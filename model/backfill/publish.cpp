@@ -92,11 +92,26 @@ Task<Result<SwapLayout>> swapLayoutOf(warehouse::Connection &c, const ModelSql &
     co_return layout;
 }
 
-// $1: a partition (quoted). Its indexes that are part of an index of the partitioned
-// table: that index's oid, then the partition's index name.
-constexpr const char *kPartitionIndexesSql =
-    "SELECT p.inhparent::text, c.relname::text FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid "
-    "JOIN pg_inherits p ON p.inhrelid = x.indexrelid WHERE x.indrelid = $1::regclass ORDER BY c.relname";
+// A physical partition's indexes that are part of an index of the partitioned table, by
+// name: (that index's oid, the partition's index name).
+using PartitionIndexes = std::vector<std::pair<std::string, std::string>>;
+
+// The indexes of each of `partitions` (quoted relations), in their order: one query for
+// the whole window.
+Task<Result<std::vector<PartitionIndexes>>> readPartitionIndexes(warehouse::Connection &c, const std::vector<Value> &partitions)
+{
+    auto r = co_await c.query("SELECT u.ord::int, p.inhparent::text, c.relname::text "
+                              "FROM unnest($1::regclass[]) WITH ORDINALITY AS u(rel, ord) "
+                              "JOIN pg_index x ON x.indrelid = u.rel JOIN pg_class c ON c.oid = x.indexrelid "
+                              "JOIN pg_inherits p ON p.inhrelid = x.indexrelid ORDER BY u.ord, c.relname",
+                              args(arrayLiteral(partitions)));
+    if (!r)
+        co_return r.error();
+    std::vector<PartitionIndexes> out(partitions.size());
+    for (const auto &row : r->last().rows)
+        out.at(std::size_t(std::stoll(*row[0]) - 1)).emplace_back(*row[1], *row[2]);
+    co_return out;
+}
 
 bool isLockTimeout(const Error &e)
 {
@@ -167,11 +182,11 @@ struct PartitionSwap {
     std::string old;      // the physical partition, quoted (after the swap: its successor)
     std::string schema;   // unquoted
     std::string statements;
-    std::vector<std::pair<std::string, std::string>> indexes;  // (the partitioned table's index, its name here)
+    PartitionIndexes indexes;
 };
 
-Task<Result<PartitionSwap>> planSwap(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
-                                     const PhysicalPartition &part, std::size_t i, const std::string &fresh)
+PartitionSwap planSwap(const ModelSql &sql, const PublishPlan &plan, const PhysicalPartition &part, std::size_t i,
+                       const std::string &fresh, PartitionIndexes indexes)
 {
     PartitionSwap swap;
     const std::string id = std::to_string(plan.id);
@@ -180,11 +195,7 @@ Task<Result<PartitionSwap>> planSwap(warehouse::Connection &c, const ModelSql &s
     swap.schema = part.schema;
     const std::string &old = swap.old;
     const std::string parked = ("b" + id + "_" + std::to_string(i) + "_" + part.name).substr(0, 63);
-    auto indexes = co_await c.query(kPartitionIndexesSql, args(old));
-    if (!indexes)
-        co_return indexes.error();
-    for (const auto &row : indexes->last().rows)
-        swap.indexes.emplace_back(*row[0], *row[1]);
+    swap.indexes = std::move(indexes);
     std::vector<std::string> steps{"ALTER TABLE " + sql.target + " DETACH PARTITION " + old};
     if (archive.empty()) {
         steps.push_back("DROP TABLE " + old);
@@ -205,15 +216,8 @@ Task<Result<PartitionSwap>> planSwap(warehouse::Connection &c, const ModelSql &s
     steps.push_back("ALTER TABLE " + old + " DROP CONSTRAINT reprint_swap_bounds");
     for (const std::string &step : steps)
         swap.statements += step + ";\n";
-    co_return swap;
+    return swap;
 }
-
-// $1: the window's physical partitions (quoted), in order. Their indexes that are part of an
-// index of the partitioned table: the partition's place in $1, that index's oid, the name.
-constexpr const char *kWindowIndexesSql =
-    "SELECT u.ord::int, p.inhparent::text, c.relname::text FROM unnest($1::regclass[]) WITH ORDINALITY AS u(rel, ord) "
-    "JOIN pg_index x ON x.indrelid = u.rel JOIN pg_class c ON c.oid = x.indexrelid "
-    "JOIN pg_inherits p ON p.inhrelid = x.indexrelid";
 
 // Under the caller's ACCESS EXCLUSIVE lock: every partition's swap in one round trip (the
 // simple protocol runs them in order, inside the publish's transaction; the first that fails
@@ -229,16 +233,15 @@ Task<Status> swapUnderLock(warehouse::Connection &c, const std::vector<Partition
     auto r = co_await c.execute(std::move(batch));
     if (!r)
         co_return r.error();
-    auto taken = co_await c.query(kWindowIndexesSql, args(arrayLiteral(swapped)));
+    auto taken = co_await readPartitionIndexes(c, swapped);
     if (!taken)
         co_return taken.error();
     std::string renames;
-    for (const auto &row : taken->last().rows) {
-        const PartitionSwap &swap = swaps.at(std::size_t(std::stoll(*row[0]) - 1));
-        for (const auto &[parent, name] : swap.indexes)
-            if (parent == *row[1] && name != *row[2])
-                renames += "ALTER INDEX " + quoteRelation(swap.schema, *row[2]) + " RENAME TO " + quoteIdentifier(name) + ";\n";
-    }
+    for (std::size_t i = 0; i < swaps.size(); ++i)
+        for (const auto &[parent, now] : (*taken)[i])
+            for (const auto &[was, name] : swaps[i].indexes)
+                if (was == parent && name != now)
+                    renames += "ALTER INDEX " + quoteRelation(swaps[i].schema, now) + " RENAME TO " + quoteIdentifier(name) + ";\n";
     if (!renames.empty())
         if (auto renamed = co_await c.execute(std::move(renames)); !renamed)
             co_return renamed.error();
@@ -253,13 +256,15 @@ Task<Result<std::vector<PartitionSwap>>> prepareSwap(warehouse::Connection &c, c
     auto fresh = co_await buildSuccessors(c, sql, plan, layout, out);
     if (!fresh)
         co_return fresh.error();
+    std::vector<Value> olds;
+    for (const PhysicalPartition &part : layout.partitions)
+        olds.emplace_back(quoteRelation(part.schema, part.name));
+    auto indexes = co_await readPartitionIndexes(c, olds);
+    if (!indexes)
+        co_return indexes.error();
     std::vector<PartitionSwap> swaps;
-    for (std::size_t i = 0; i < layout.partitions.size(); ++i) {
-        auto swap = co_await planSwap(c, sql, plan, layout.partitions[i], i, (*fresh)[i]);
-        if (!swap)
-            co_return swap.error();
-        swaps.push_back(std::move(*swap));
-    }
+    for (std::size_t i = 0; i < layout.partitions.size(); ++i)
+        swaps.push_back(planSwap(sql, plan, layout.partitions[i], i, (*fresh)[i], std::move((*indexes)[i])));
     co_return swaps;
 }
 
@@ -277,18 +282,23 @@ Task<Status> swapPartitions(warehouse::Connection &c, const ModelSql &sql, const
     auto timer = asio::steady_timer(co_await asio::this_coro::executor);
     int backoffMs = 100;
     for (int attempt = 1;; ++attempt) {
-        auto r = co_await c.execute("SAVEPOINT reprint_swap;\nSET LOCAL lock_timeout = '" + std::to_string(opt.swapLockTimeoutMs)
-                                    + "ms';\nLOCK TABLE ONLY " + sql.target + " IN ACCESS EXCLUSIVE MODE");
-        if (r)
+        Status done = warehouse::ok();
+        if (auto locked = co_await c.execute("SAVEPOINT reprint_swap;\nSET LOCAL lock_timeout = '" + std::to_string(opt.swapLockTimeoutMs)
+                                             + "ms';\nLOCK TABLE ONLY " + sql.target + " IN ACCESS EXCLUSIVE MODE");
+            !locked)
+            done = locked.error();
+        if (done) {
             out.lockedAt = std::chrono::steady_clock::now();
-        Status swapped = warehouse::ok();
-        if (r)
-            swapped = co_await swapUnderLock(c, swaps);
-        if (r && swapped)
-            r = co_await c.execute("SET LOCAL lock_timeout = '" + std::to_string(opt.lockTimeoutMs) + "ms';\nRELEASE SAVEPOINT reprint_swap");
-        if (r && swapped)
-            co_return warehouse::ok();
-        const Error e = !r ? r.error() : swapped.error();
+            done = co_await swapUnderLock(c, swaps);
+        }
+        if (done)
+            if (auto released = co_await c.execute("SET LOCAL lock_timeout = '" + std::to_string(opt.lockTimeoutMs)
+                                                   + "ms';\nRELEASE SAVEPOINT reprint_swap");
+                !released)
+                done = released.error();
+        if (done)
+            co_return done;
+        const Error e = done.error();
         auto back = co_await c.execute("ROLLBACK TO SAVEPOINT reprint_swap");
         if (!back || !isLockTimeout(e))
             co_return e;
