@@ -78,6 +78,7 @@ int exitCodeFor(const Error &e)
         return ExitCancelled;
     case ErrorKind::Connection:
     case ErrorKind::Permission:
+    case ErrorKind::UniqueViolation:
     case ErrorKind::Data:
     case ErrorKind::Internal:
     case ErrorKind::LayerAbove:

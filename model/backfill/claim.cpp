@@ -143,9 +143,8 @@ Task<Result<Recorded>> recordAndClaimIn(warehouse::Connection &c, const ModelSql
                          "SELECT $1, s, e, n FROM unnest($2::timestamptz[], $3::timestamptz[], $4::text[]) AS u(s, e, n)",
                          args(std::to_string(rec.id), arrayLiteral(starts), arrayLiteral(ends), arrayLiteral(names)));
     if (r)
-        r = co_await c.query("CREATE TABLE " + rec.stage + " (LIKE " + sql.target + " INCLUDING DEFAULTS)");
-    if (r)
-        r = co_await c.query("CREATE INDEX ON " + rec.stage + " (" + sql.column + ")");
+        if (auto created = co_await createStage(c, sql, w, rec.id); !created)
+            co_return created.error();
     if (r)
         r = co_await c.query("UPDATE reprint.backfills SET status = 'staging', stage_table = $2, updated_at = now() "
                              "WHERE id = $1",

@@ -8,21 +8,6 @@
 
 namespace reprint::backfill {
 
-namespace {
-
-// A physical partition of the target that is exactly one partition of the window.
-struct PhysicalPartition {
-    std::string schema, name;   // unquoted
-    std::string lower, upper;   // its bounds as the catalog prints them (literals of the column's type)
-};
-
-// How the window lies on the target's physical partitions: one per window partition, in
-// order, or `misfit` saying why a swap cannot replace the window.
-struct SwapLayout {
-    std::vector<PhysicalPartition> partitions;
-    std::string misfit;
-};
-
 Task<Result<SwapLayout>> swapLayoutOf(warehouse::Connection &c, const ModelSql &sql, const Window &w)
 {
     SwapLayout layout;
@@ -92,6 +77,8 @@ Task<Result<SwapLayout>> swapLayoutOf(warehouse::Connection &c, const ModelSql &
     co_return layout;
 }
 
+namespace {
+
 // A physical partition's indexes that are part of an index of the partitioned table, by
 // name: (that index's oid, the partition's index name).
 using PartitionIndexes = std::vector<std::pair<std::string, std::string>>;
@@ -118,40 +105,119 @@ bool isLockTimeout(const Error &e)
     return e.kind == ErrorKind::LockNotAvailable;
 }
 
+} // namespace
+
+std::string successorShape(const ModelSql &sql)
+{
+    return " (LIKE " + sql.target
+           + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING GENERATED INCLUDING STORAGE "
+             "INCLUDING COMPRESSION)";
+}
+
+std::string swapBoundsCheck(const ModelSql &sql, const PhysicalPartition &part)
+{
+    return "CHECK (" + sql.column + " IS NOT NULL AND " + sql.column + " >= " + quoteLiteral(part.lower) + "::" + sql.columnType
+           + " AND " + sql.column + " < " + quoteLiteral(part.upper) + "::" + sql.columnType + ")";
+}
+
+namespace {
+
+// The name successor `i` of the plan's backfill has (unquoted), beside the partition it replaces.
+std::string successorName(const PublishPlan &plan, std::size_t i)
+{
+    return ("reprint_new_" + std::to_string(plan.id) + "_" + std::to_string(i)).substr(0, 63);
+}
+
+// Where the stage is partitioned as the window's physical partitions (createStage) and
+// this role owns its partitions, they become the successors themselves, nothing copied:
+// each is detached from the stage and moved beside the partition it replaces under its
+// successor's name (one round trip for the window). Counts the rows inserted from what
+// staging recorded. Empty when the stage is one table, another role's, or no longer
+// matches the layout: the caller copies the stage instead (copySuccessors).
+Task<Result<std::vector<std::string>>> takeStagedPartitions(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
+                                                           const SwapLayout &layout, PublishOutcome &out)
+{
+    std::vector<Value> lowers, uppers;
+    for (const PhysicalPartition &part : layout.partitions) {
+        lowers.emplace_back(part.lower);
+        uppers.emplace_back(part.upper);
+    }
+    const std::string type = sql.columnType;
+    auto kids = co_await c.query(
+        "WITH want AS (SELECT lo, hi, ord FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(lo, hi, ord)), "
+        "kids AS (SELECT k.relname::text AS name, k.relowner = (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user) "
+        "  AND k.relkind = 'r' AND EXISTS (SELECT 1 FROM pg_constraint x WHERE x.conrelid = k.oid AND x.conname = $4) AS mine, "
+        "  b[1] AS lo, b[2] AS hi "
+        "  FROM pg_inherits i JOIN pg_class k ON k.oid = i.inhrelid, "
+        "  regexp_match(pg_get_expr(k.relpartbound, k.oid), '^FOR VALUES FROM \\(''([^'']*)''\\) TO \\(''([^'']*)''\\)$') AS b "
+        "  WHERE i.inhparent = to_regclass($1)) "
+        "SELECT k.name, coalesce(k.mine, false)::text, "
+        "(SELECT coalesce(sum(p.rows), 0)::text FROM reprint.backfill_partitions p WHERE p.backfill_id = $5) "
+        "FROM want w LEFT JOIN kids k ON k.lo::" + type + " = w.lo::" + type + " AND k.hi::" + type + " = w.hi::" + type
+            + " ORDER BY w.ord",
+        args(plan.stage, arrayLiteral(lowers), arrayLiteral(uppers), kSwapBounds, std::to_string(plan.id)));
+    if (!kids)
+        co_return kids.error();
+    const auto &rows = kids->last().rows;
+    std::vector<std::string> fresh;
+    if (rows.size() != layout.partitions.size())
+        co_return fresh;
+    for (const auto &row : rows)
+        if (!row[0] || row[1] != "true")
+            co_return fresh;
+    std::string moves;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const PhysicalPartition &part = layout.partitions[i];
+        const std::string staged = quoteRelation("reprint_staging", *rows[i][0]);
+        const std::string name = successorName(plan, i);
+        moves += "ALTER TABLE " + plan.stage + " DETACH PARTITION " + staged + ";\n"
+                 "ALTER TABLE " + staged + " RENAME TO " + quoteIdentifier(name) + ";\n"
+                 "ALTER TABLE " + quoteRelation("reprint_staging", name) + " SET SCHEMA " + quoteIdentifier(part.schema) + ";\n";
+        fresh.push_back(quoteRelation(part.schema, name));
+    }
+    // The leak guard keeps the stage's default partition empty; were it not, those rows
+    // would be lost with the stage: refuse as the copy does.
+    const std::string &col = sql.column;
+    auto outside = co_await c.query("SELECT count(*) FROM " + plan.stage + " AS t WHERE t." + col + " IS NULL OR t." + col + " < "
+                                    + quoteLiteral(layout.partitions.front().lower) + "::" + type + " OR t." + col
+                                    + " >= " + quoteLiteral(layout.partitions.back().upper) + "::" + type);
+    if (!outside)
+        co_return outside.error();
+    if (outside->last().scalar("0") != "0")
+        co_return Error::make(ErrorKind::Data,
+                              "the stage of backfill " + std::to_string(plan.id) + " holds " + outside->last().scalar("0")
+                                  + " rows outside every partition of the window; nothing was published",
+                              "Check the transform's bounds, then stage the window again.");
+    if (auto moved = co_await c.execute(std::move(moves)); !moved)
+        co_return moved.error();
+    out.rowsInserted = std::stoll(rows.front()[2].value_or("0"));
+    co_return fresh;
+}
+
 // The successor of each physical partition of the window, built beside it from the stage
 // inside the caller's transaction (no lock on the target beyond ACCESS SHARE), with a
-// CHECK of its bounds so that ATTACH need not scan it under the lock; and the archive
-// table the detached partitions will inherit. Counts the rows replaced and inserted.
-Task<Result<std::vector<std::string>>> buildSuccessors(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
-                                                      const SwapLayout &layout, PublishOutcome &out)
+// CHECK of its bounds so that ATTACH need not scan it. Counts the rows inserted.
+Task<Result<std::vector<std::string>>> copySuccessors(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
+                                                     const SwapLayout &layout, PublishOutcome &out)
 {
     const Window &w = *plan.window;
     const std::string id = std::to_string(plan.id);
-    const std::string like = " (LIKE " + sql.target
-                             + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING GENERATED "
-                               "INCLUDING STORAGE INCLUDING COMPRESSION)";
     std::vector<std::string> fresh;  // quoted, in the old partitions' schemas
     Result<Reply> r = Reply{};
     for (std::size_t i = 0; i < layout.partitions.size() && r; ++i) {
         const PhysicalPartition &part = layout.partitions[i];
-        const std::string table = quoteRelation(part.schema, ("reprint_new_" + id + "_" + std::to_string(i)).substr(0, 63));
+        const std::string table = quoteRelation(part.schema, successorName(plan, i));
         fresh.push_back(table);
         const Params bounds = {sql.lowerValue(w.partitions[i]), sql.upperValue(w.partitions[i])};
-        r = co_await c.query("CREATE TABLE " + table + like);
+        r = co_await c.query("CREATE TABLE " + table + successorShape(sql));
         if (r)
             r = co_await c.query("INSERT INTO " + table + " (" + sql.columnList + ") SELECT " + sql.columnList + " FROM "
                                      + plan.stage + " AS t WHERE " + sql.inWindow("t"),
                                  bounds);
         if (r) {
             out.rowsInserted += r->last().affectedRows;
-            r = co_await c.query("ALTER TABLE " + table + " ADD CONSTRAINT reprint_swap_bounds CHECK (" + sql.column
-                                 + " IS NOT NULL AND " + sql.column + " >= " + quoteLiteral(part.lower) + "::" + sql.columnType
-                                 + " AND " + sql.column + " < " + quoteLiteral(part.upper) + "::" + sql.columnType + ")");
+            r = co_await c.query("ALTER TABLE " + table + " ADD CONSTRAINT " + kSwapBounds + " " + swapBoundsCheck(sql, part));
         }
-        if (r)
-            r = co_await c.query("SELECT count(*) FROM ONLY " + quoteRelation(part.schema, part.name));
-        if (r)
-            out.rowsReplaced += std::stoll(r->last().scalar("0"));
     }
     if (r)
         r = co_await c.query("SELECT count(*) FROM " + plan.stage);
@@ -163,11 +229,32 @@ Task<Result<std::vector<std::string>>> buildSuccessors(warehouse::Connection &c,
                                   + std::to_string(layout.partitions.size()) + " partitions take "
                                   + std::to_string(out.rowsInserted) + "; nothing was published",
                               "Some staged rows lie outside every partition of the window. Check the transform's bounds.");
+    co_return fresh;
+}
+
+// The successors of the window's physical partitions (the staged partitions themselves
+// where it can, else copies of the stage), the rows they replace (one query for the
+// window), and the archive table the detached partitions will inherit.
+Task<Result<std::vector<std::string>>> buildSuccessors(warehouse::Connection &c, const ModelSql &sql, const PublishPlan &plan,
+                                                      const SwapLayout &layout, PublishOutcome &out)
+{
+    auto fresh = co_await takeStagedPartitions(c, sql, plan, layout, out);
+    if (fresh && fresh->empty())
+        fresh = co_await copySuccessors(c, sql, plan, layout, out);
+    if (!fresh)
+        co_return fresh.error();
+    std::string counts;
+    for (const PhysicalPartition &part : layout.partitions)
+        counts += (counts.empty() ? "SELECT " : " + ") + std::string("(SELECT count(*) FROM ONLY ") + quoteRelation(part.schema, part.name) + ")";
+    auto replaced = co_await c.query(counts);
+    if (!replaced)
+        co_return replaced.error();
+    out.rowsReplaced = std::stoll(replaced->last().scalar("0"));
     if (!plan.archiveName.empty()) {
         // The detached partitions become children of one archive table, so that undo
         // and prune treat a swapped publish like a replaced one.
-        r = co_await c.query("CREATE TABLE " + quoteRelation("reprint_archive", plan.archiveName) + " (LIKE " + sql.target
-                             + " INCLUDING DEFAULTS)");
+        auto r = co_await c.query("CREATE TABLE " + quoteRelation("reprint_archive", plan.archiveName) + " (LIKE " + sql.target
+                                  + " INCLUDING DEFAULTS)");
         if (!r)
             co_return r.error();
     }
@@ -213,39 +300,33 @@ PartitionSwap planSwap(const ModelSql &sql, const PublishPlan &plan, const Physi
     steps.push_back("ALTER TABLE " + fresh + " RENAME TO " + quoteIdentifier(part.name));
     steps.push_back("ALTER TABLE " + sql.target + " ATTACH PARTITION " + old + " FOR VALUES FROM (" + quoteLiteral(part.lower)
                     + ") TO (" + quoteLiteral(part.upper) + ")");
-    steps.push_back("ALTER TABLE " + old + " DROP CONSTRAINT reprint_swap_bounds");
+    steps.push_back("ALTER TABLE " + old + " DROP CONSTRAINT " + kSwapBounds);
     for (const std::string &step : steps)
         swap.statements += step + ";\n";
     return swap;
 }
 
-// Under the caller's ACCESS EXCLUSIVE lock: every partition's swap in one round trip (the
-// simple protocol runs them in order, inside the publish's transaction; the first that fails
-// stops the rest), then the successors' indexes take the old names in one more.
-Task<Status> swapUnderLock(warehouse::Connection &c, const std::vector<PartitionSwap> &swaps)
+// A DO block that gives each swapped partition's indexes the names its predecessor's had
+// (the attach adopts the successor's indexes under their own names): run under the lock
+// after the swaps, in the same round trip, so that it finds the indexes as attached.
+std::string renameIndexesBlock(const std::vector<PartitionSwap> &swaps)
 {
-    std::string batch;
-    std::vector<Value> swapped;
-    for (const PartitionSwap &swap : swaps) {
-        batch += swap.statements;
-        swapped.emplace_back(swap.old);
-    }
-    auto r = co_await c.execute(std::move(batch));
-    if (!r)
-        co_return r.error();
-    auto taken = co_await readPartitionIndexes(c, swapped);
-    if (!taken)
-        co_return taken.error();
-    std::string renames;
-    for (std::size_t i = 0; i < swaps.size(); ++i)
-        for (const auto &[parent, now] : (*taken)[i])
-            for (const auto &[was, name] : swaps[i].indexes)
-                if (was == parent && name != now)
-                    renames += "ALTER INDEX " + quoteRelation(swaps[i].schema, now) + " RENAME TO " + quoteIdentifier(name) + ";\n";
-    if (!renames.empty())
-        if (auto renamed = co_await c.execute(std::move(renames)); !renamed)
-            co_return renamed.error();
-    co_return warehouse::ok();
+    std::string wanted;
+    for (const PartitionSwap &swap : swaps)
+        for (const auto &[parent, name] : swap.indexes)
+            wanted += std::string(wanted.empty() ? "" : ", ") + "(" + quoteLiteral(swap.old) + "::regclass, " + quoteLiteral(parent)
+                      + "::oid, " + quoteLiteral(name) + "::text, " + quoteLiteral(swap.schema) + "::text)";
+    if (wanted.empty())
+        return {};
+    std::string body = "DECLARE r record; BEGIN FOR r IN SELECT w.schema, c.relname::text AS now, w.name FROM (VALUES " + wanted
+                       + ") AS w(rel, parent, name, schema) JOIN pg_index x ON x.indrelid = w.rel "
+                         "JOIN pg_inherits p ON p.inhrelid = x.indexrelid AND p.inhparent = w.parent "
+                         "JOIN pg_class c ON c.oid = x.indexrelid WHERE c.relname <> w.name LOOP "
+                         "EXECUTE format('ALTER INDEX %I.%I RENAME TO %I', r.schema, r.now, r.name); END LOOP; END";
+    std::string tag = "$reprint$";
+    while (body.find(tag) != std::string::npos)
+        tag.insert(tag.size() - 1, "_");
+    return "DO " + tag + body + tag + ";\n";
 }
 
 // Inside the caller's open transaction, before any lock on the target beyond the writer
@@ -279,26 +360,34 @@ Task<Status> swapPartitions(warehouse::Connection &c, const ModelSql &sql, const
                             const std::vector<PartitionSwap> &swaps, PublishOutcome &out)
 {
     const EngineOptions &opt = *plan.options;
+    // One round trip: the lock (how long it was waited for is measured by the server, so
+    // that the hold is counted from when it came), every partition's swap, the index
+    // names, and the savepoint released. The simple protocol runs them in order inside the
+    // publish's transaction; the first that fails stops the rest.
+    std::string batch = "SAVEPOINT reprint_swap;\nSET LOCAL lock_timeout = '" + std::to_string(opt.swapLockTimeoutMs)
+                        + "ms';\nSELECT set_config('reprint.lock_asked', clock_timestamp()::text, true);\n"
+                          "LOCK TABLE ONLY " + sql.target + " IN ACCESS EXCLUSIVE MODE;\n"
+                          "SELECT extract(epoch FROM clock_timestamp() - current_setting('reprint.lock_asked')::timestamptz) * 1000 "
+                          "AS reprint_lock_waited_ms;\n";
+    for (const PartitionSwap &swap : swaps)
+        batch += swap.statements;
+    batch += renameIndexesBlock(swaps);
+    batch += "SET LOCAL lock_timeout = '" + std::to_string(opt.lockTimeoutMs) + "ms';\nRELEASE SAVEPOINT reprint_swap";
     auto timer = asio::steady_timer(co_await asio::this_coro::executor);
     int backoffMs = 100;
     for (int attempt = 1;; ++attempt) {
-        Status done = warehouse::ok();
-        if (auto locked = co_await c.execute("SAVEPOINT reprint_swap;\nSET LOCAL lock_timeout = '" + std::to_string(opt.swapLockTimeoutMs)
-                                             + "ms';\nLOCK TABLE ONLY " + sql.target + " IN ACCESS EXCLUSIVE MODE");
-            !locked)
-            done = locked.error();
-        if (done) {
-            out.lockedAt = std::chrono::steady_clock::now();
-            done = co_await swapUnderLock(c, swaps);
+        const auto asked = std::chrono::steady_clock::now();
+        auto swapped = co_await c.execute(batch);
+        if (swapped) {
+            double waitedMs = 0;
+            for (const warehouse::ResultSet &set : swapped->sets)
+                if (set.column("reprint_lock_waited_ms") >= 0 && !set.rows.empty())
+                    waitedMs = std::stod(set.rows.front()[0].value_or("0"));
+            out.lockedAt = asked + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double, std::milli>(waitedMs));
+            co_return warehouse::ok();
         }
-        if (done)
-            if (auto released = co_await c.execute("SET LOCAL lock_timeout = '" + std::to_string(opt.lockTimeoutMs)
-                                                   + "ms';\nRELEASE SAVEPOINT reprint_swap");
-                !released)
-                done = released.error();
-        if (done)
-            co_return done;
-        const Error e = done.error();
+        const Error e = swapped.error();
         auto back = co_await c.execute("ROLLBACK TO SAVEPOINT reprint_swap");
         if (!back || !isLockTimeout(e))
             co_return e;

@@ -1,6 +1,7 @@
 #include "stage.h"
 
 #include "ledger.h"
+#include "publish.h"
 #include "session.h"
 #include "sqltext.h"
 #include <chrono>
@@ -77,6 +78,20 @@ std::optional<Error> guardStagedRows(const Model &model, const Partition &p, con
     return std::nullopt;
 }
 
+// A stage shaped as the target's partitions carries its unique indexes: a key the
+// transform repeats is refused by them before the key guard counts it. Said the same way.
+Error repeatedUniqueKey(const Model &model, const Partition &p, const Error &e)
+{
+    Error out = Error::make(EngineKind::Spec,
+                            "the transform produced a row more than once for a unique key of " + model.target.display()
+                                + " in partition " + p.name + (e.detail.empty() ? std::string() : ": " + e.detail)
+                                + "; a key must name one row",
+                            "Fix the transform (" + model.transformFile + ") so that it emits one row per key, "
+                            "or correct `key:` in the spec; nothing was staged for this partition.");
+    out.sqlstate = e.sqlstate;
+    return out;
+}
+
 } // namespace
 
 std::string stageTableName(long long id, const Model &model)
@@ -84,6 +99,49 @@ std::string stageTableName(long long id, const Model &model)
     std::string name = "b";
     name += std::to_string(id) + "_" + model.name;
     return name.substr(0, 63);
+}
+
+Task<Status> createStage(warehouse::Connection &c, const ModelSql &sql, const Window &w, long long id)
+{
+    const std::string ids = std::to_string(id);
+    const std::string stage = quoteRelation("reprint_staging", stageTableName(id, *w.model));
+    SwapLayout layout;
+    layout.misfit = "replace";
+    if (w.model->publish != PublishStrategy::Replace) {
+        auto found = co_await swapLayoutOf(c, sql, w);
+        if (!found)
+            co_return found.error();
+        layout = std::move(*found);
+        // A generated column is computed by the target's own partitions: such a stage is
+        // copied at publish instead (the successor is created with the generation).
+        auto generated = co_await c.query("SELECT count(*) FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 "
+                                          "AND NOT attisdropped AND attgenerated <> ''",
+                                          args(sql.target));
+        if (!generated)
+            co_return generated.error();
+        if (generated->last().scalar("0") != "0")
+            layout.misfit = "generated columns";
+    }
+    std::string ddl;
+    if (!layout.misfit.empty()) {
+        ddl = "CREATE TABLE " + stage + " (LIKE " + sql.target + " INCLUDING DEFAULTS);\nCREATE INDEX ON " + stage + " (" + sql.column + ")";
+    } else {
+        ddl = "CREATE TABLE " + stage + " (LIKE " + sql.target + " INCLUDING DEFAULTS) PARTITION BY RANGE (" + sql.column + ");\n";
+        for (std::size_t i = 0; i < layout.partitions.size(); ++i) {
+            const PhysicalPartition &part = layout.partitions[i];
+            const std::string table = quoteRelation("reprint_staging", ("b" + ids + "p" + std::to_string(i) + "_" + w.model->name).substr(0, 63));
+            ddl += "CREATE TABLE " + table + successorShape(sql) + ";\n"
+                   "ALTER TABLE " + table + " ADD CONSTRAINT " + kSwapBounds + " " + swapBoundsCheck(sql, part) + ";\n"
+                   "ALTER TABLE " + stage + " ATTACH PARTITION " + table + " FOR VALUES FROM (" + quoteLiteral(part.lower)
+                   + ") TO (" + quoteLiteral(part.upper) + ");\n";
+        }
+        ddl += "CREATE TABLE " + quoteRelation("reprint_staging", ("b" + ids + "d_" + w.model->name).substr(0, 63)) + " PARTITION OF "
+               + stage + " DEFAULT";
+    }
+    auto r = co_await c.execute(std::move(ddl));
+    if (!r)
+        co_return r.error();
+    co_return warehouse::ok();
 }
 
 Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Partition &p, bool boundary)
@@ -115,6 +173,8 @@ Task<Status> stagePartition(warehouse::Connection &c, StageRun &run, const Parti
             const auto &set = r->last();
             rows = std::stoll(set.at(0, "rows").value_or("0"));
             failure = guardStagedRows(*run.model, p, set);
+        } else if (r.error().kind == ErrorKind::UniqueViolation) {
+            failure = repeatedUniqueKey(*run.model, p, r.error());
         } else {
             failure = inSourceFile(r.error(), run.model->transformName, run.model->transformSql, insert,
                                    insert.find(run.sql->transform));

@@ -38,6 +38,17 @@ struct Member {
 
 std::string stageTableName(long long id, const Model &model);
 
+// Creates the stage of backfill `id` over window `w`, inside the caller's transaction.
+// Where the model may swap (`publish: swap|auto`) and the window is whole physical
+// partitions of the target that this role may swap, the stage is partitioned as they are:
+// one table per window partition, shaped as the target's (its constraints and indexes,
+// and a CHECK of its bounds, so that ATTACH need not scan it), which publish attaches in
+// place of the old partition instead of copying its rows (publish.cpp); rows the
+// transform puts outside the window land in a default partition, where the leak guard
+// finds them. Otherwise one table with an index on the partition column. Either way the
+// stage is read and written through its one name.
+Task<Status> createStage(warehouse::Connection &c, const ModelSql &sql, const Window &w, long long id);
+
 // Builds one partition into the stage: the one code path of the scheduled run and the
 // backfill. Replaces whatever the stage held for the partition, in one transaction,
 // and refuses rows whose partition column falls outside [start, end) (leak guard).

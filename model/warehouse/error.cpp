@@ -13,6 +13,7 @@ const char *toString(ErrorKind kind)
     case ErrorKind::DeadlockDetected: return "deadlock detected";
     case ErrorKind::TransactionRollback: return "transaction rollback";
     case ErrorKind::LockNotAvailable: return "lock not available";
+    case ErrorKind::UniqueViolation: return "unique violation";
     case ErrorKind::Data: return "data";
     case ErrorKind::Usage: return "usage";
     case ErrorKind::Internal: return "internal";
@@ -42,6 +43,8 @@ ErrorKind Error::classify(const std::string &s)
         return ErrorKind::Connection;
     if (cls == "42" || s == "0A000")
         return ErrorKind::Syntax;
+    if (s == "23505")
+        return ErrorKind::UniqueViolation;
     if (cls == "22" || cls == "23")
         return ErrorKind::Data;
     return ErrorKind::Internal;
@@ -59,6 +62,7 @@ bool isConcurrencyConflict(ErrorKind kind)
     case ErrorKind::Cancelled:
     case ErrorKind::Syntax:
     case ErrorKind::Permission:
+    case ErrorKind::UniqueViolation:
     case ErrorKind::Data:
     case ErrorKind::Usage:
     case ErrorKind::Internal:

@@ -22,7 +22,8 @@ enum class ErrorKind {
     DeadlockDetected,      // 40P01: the server chose this transaction to break a lock cycle
     TransactionRollback,   // any other 40xxx: the server rolled the transaction back
     LockNotAvailable,      // 55P03: lock_timeout ran out (or NOWAIT) before the lock came
-    Data,        // bad values or constraint violations (22xxx, 23xxx)
+    UniqueViolation,       // 23505: a row repeats a unique key (libpqxx: unique_violation)
+    Data,        // bad values or other constraint violations (22xxx, 23xxx)
     Usage,       // the caller asked for something impossible: a bad directory, flag or name
     Internal,    // anything else the server or libpq reported
     // The kinds from here on belong to the layers that use this one (the engine's are in

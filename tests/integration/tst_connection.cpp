@@ -114,6 +114,7 @@ private Q_SLOTS:
         QTest::newRow("undefined table") << "SELECT * FROM no_such_table" << "42P01" << int(ErrorKind::Syntax);
         QTest::newRow("division by zero") << "SELECT 1/0" << "22012" << int(ErrorKind::Data);
         QTest::newRow("not null") << "CREATE TEMP TABLE n (x int NOT NULL); INSERT INTO n VALUES (NULL)" << "23502" << int(ErrorKind::Data);
+        QTest::newRow("unique") << "CREATE TEMP TABLE u (x int PRIMARY KEY); INSERT INTO u VALUES (1), (1)" << "23505" << int(ErrorKind::UniqueViolation);
         QTest::newRow("serialization") << "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40001'; END $$" << "40001" << int(ErrorKind::SerializationFailure);
         QTest::newRow("deadlock") << "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40P01'; END $$" << "40P01" << int(ErrorKind::DeadlockDetected);
         QTest::newRow("other rollback") << "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40002'; END $$" << "40002" << int(ErrorKind::TransactionRollback);

@@ -75,6 +75,28 @@ std::string leftovers(const std::string &db)
                       "OR relnamespace = 'reprint_archive'::regnamespace");
 }
 
+// The stage's partitions of backfill `id` (oid and bounds, in bounds order), or "" when
+// its stage is one table.
+std::string stagedPartitions(const std::string &db, long long id)
+{
+    return scalar(db, "SELECT coalesce(string_agg(c.oid::text || ' ' || pg_get_expr(c.relpartbound, c.oid), E'\\n' "
+                      "ORDER BY pg_get_expr(c.relpartbound, c.oid)), '') FROM reprint.backfills b "
+                      "JOIN pg_inherits i ON i.inhparent = ('reprint_staging.' || quote_ident(b.stage_table))::regclass "
+                      "JOIN pg_class c ON c.oid = i.inhrelid WHERE b.id = $1 AND c.relpartbound IS NOT NULL "
+                      "AND pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT'",
+                  args(std::to_string(id)));
+}
+
+// The target's physical partitions of the window (oid and bounds, in bounds order).
+std::string windowPartitions(const std::string &db)
+{
+    return scalar(db, "SELECT string_agg(c.oid::text || ' ' || pg_get_expr(c.relpartbound, c.oid), E'\\n' "
+                      "ORDER BY pg_get_expr(c.relpartbound, c.oid)) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+                      "WHERE i.inhparent = 'analytics.fct_order_lines'::regclass "
+                      "AND pg_get_expr(c.relpartbound, c.oid) >= 'FOR VALUES FROM (''2026-03-09'')' "
+                      "AND pg_get_expr(c.relpartbound, c.oid) < 'FOR VALUES FROM (''2026-03-15'')'");
+}
+
 std::string statusOf(const std::string &db, long long id)
 {
     return scalar(db, "SELECT status FROM reprint.backfills WHERE id = $1", args(std::to_string(id)));
@@ -178,6 +200,85 @@ private Q_SLOTS:
             QCOMPARE(leftovers(db), std::string("0"));
         }
         QVERIFY(hashes[0] == hashes[1]);
+    }
+
+    // A swap publishes the staged partitions themselves: the stage is partitioned as the
+    // target's window, and publish attaches those very tables (same oids) in place of the
+    // old partitions, copying nothing; they carry the old partitions' index names and no
+    // CHECK of their own bounds any more, and the stage is gone.
+    void swapAttachesTheStagedPartitionsThemselves()
+    {
+        const auto &[db, dir, spec, before, id] = stagedCopy("ps_zero_copy", QStringLiteral("swap"));
+        QVERIFY(id > 0);
+        const std::string layout = physicalLayout(db);
+        const std::string staged = stagedPartitions(db, id);
+        QCOMPARE(QString::fromStdString(staged).count(QLatin1Char('\n')) + 1, 6);
+        QVERIFY(staged != windowPartitions(db));
+        auto pub = publish(db, spec, id);
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+        QCOMPARE(json(pub).value(QStringLiteral("strategy")).toString(), QStringLiteral("swap"));
+        QCOMPARE(windowPartitions(db), staged);
+        QCOMPARE(json(pub).value(QStringLiteral("rows_inserted")).toInteger(),
+                 QString::fromStdString(scalar(db, "SELECT count(*) FROM analytics.fct_order_lines "
+                                                   "WHERE order_date BETWEEN '2026-03-09' AND '2026-03-14'")).toLongLong());
+        QCOMPARE(targetOfWindow(db), truthOfWindow(db));
+        QCOMPARE(physicalLayout(db), layout);
+        QCOMPARE(scalar(db, "SELECT count(*) FROM pg_constraint WHERE conname = 'reprint_swap_bounds'"), std::string("0"));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM pg_class WHERE relnamespace = 'reprint_staging'::regnamespace"), std::string("0"));
+        QCOMPARE(scalar(db, "SELECT count(*) FROM pg_class WHERE relname LIKE 'reprint\\_new\\_%'"), std::string("0"));
+        // Undo puts the old rows back into the partitions the publish attached.
+        auto undo = test::runReprint(base(QStringLiteral("undo"), db, spec) << QString::number(id));
+        QVERIFY2(undo.exitCode == 0, qPrintable(undo.err));
+        QVERIFY(dayHashes(db) == before);
+        QCOMPARE(physicalLayout(db), layout);
+        QCOMPARE(leftovers(db), std::string("0"));
+    }
+
+    // A stage that is one table (staged while the model replaced) is copied into successors
+    // when the model swaps by the time it is published: same rows, same layout.
+    void aStageOfOneTableIsCopiedIntoTheSwap()
+    {
+        const std::string db = test::demoCopy("ps_copy_swap");
+        QTemporaryDir replaceDir, swapDir;
+        const QString replaceSpec = specPublishing(replaceDir, QStringLiteral("replace"));
+        const QString swapSpec = specPublishing(swapDir, QStringLiteral("swap"));
+        const std::string layout = physicalLayout(db);
+        const long long id = stage(db, replaceSpec);
+        QVERIFY(id > 0);
+        QCOMPARE(stagedPartitions(db, id), std::string());
+        const std::string oldPartitions = windowPartitions(db);
+        auto pub = publish(db, swapSpec, id);
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+        QCOMPARE(json(pub).value(QStringLiteral("strategy")).toString(), QStringLiteral("swap"));
+        QVERIFY(windowPartitions(db) != oldPartitions);
+        QCOMPARE(targetOfWindow(db), truthOfWindow(db));
+        QCOMPARE(physicalLayout(db), layout);
+        QCOMPARE(scalar(db, "SELECT count(*) FROM pg_class WHERE relname LIKE 'reprint\\_new\\_%'"), std::string("0"));
+    }
+
+    // A transform that repeats a key of the target's primary key, staged into a stage shaped
+    // as the target's partitions, is refused at staging like any repeated key: named, the
+    // partition named, the backfill failed, the target untouched.
+    void aRepeatedUniqueKeyIsRefusedAtStaging()
+    {
+        const std::string db = test::demoCopy("ps_unique");
+        const auto before = dayHashes(db);
+        QTemporaryDir dir;
+        const QString repeated = fctTransform().trimmed().remove(QRegularExpression(QStringLiteral(";\\s*$")));
+        const QString transform = QStringLiteral("SELECT * FROM (\n") + repeated + QStringLiteral("\n) AS a UNION ALL SELECT * FROM (\n")
+                                  + repeated + QStringLiteral("\n) AS b WHERE b.order_line_id = (SELECT min(order_line_id) FROM (\n")
+                                  + repeated + QStringLiteral("\n) AS c)\n");
+        const QString spec = specWithTransform(dir, transform);
+        auto p = test::runReprint(base(QStringLiteral("backfill"), db, spec)
+                                  << QStringLiteral("--model") << QStringLiteral("fct_order_lines") << QStringLiteral("--from")
+                                  << QStringLiteral("2026-03-10") << QStringLiteral("--to") << QStringLiteral("2026-03-10"));
+        QCOMPARE(p.exitCode, 1);
+        QVERIFY2(p.err.contains(QStringLiteral("more than once for a unique key of analytics.fct_order_lines in partition 2026-03-10")),
+                 qPrintable(p.err));
+        QVERIFY2(p.err.contains(QStringLiteral("Key (order_line_id, order_date)=(")), qPrintable(p.err));
+        QVERIFY2(p.err.contains(QStringLiteral("--retry-failed")), qPrintable(p.err));
+        QCOMPARE(scalar(db, "SELECT status FROM reprint.backfills"), std::string("failed"));
+        QVERIFY(dayHashes(db) == before);
     }
 
     // A window that is not whole physical partitions: `swap` refuses and changes nothing;
