@@ -5,6 +5,7 @@
 #include "validate.h"
 #include <boost/asio/redirect_error.hpp>
 #include <algorithm>
+#include <set>
 
 namespace reprint::backfill {
 
@@ -273,7 +274,7 @@ struct PartitionSwap {
 };
 
 PartitionSwap planSwap(const ModelSql &sql, const PublishPlan &plan, const PhysicalPartition &part, std::size_t i,
-                       const std::string &fresh, PartitionIndexes indexes)
+                       const std::string &fresh, PartitionIndexes indexes, bool parkAsIs)
 {
     PartitionSwap swap;
     const std::string id = std::to_string(plan.id);
@@ -286,6 +287,10 @@ PartitionSwap planSwap(const ModelSql &sql, const PublishPlan &plan, const Physi
     std::vector<std::string> steps{"ALTER TABLE " + sql.target + " DETACH PARTITION " + old};
     if (archive.empty()) {
         steps.push_back("DROP TABLE " + old);
+    } else if (parkAsIs) {
+        // Its name and its indexes' are free in the archive schema: moved as they are.
+        steps.push_back("ALTER TABLE " + old + " SET SCHEMA reprint_archive");
+        steps.push_back("ALTER TABLE " + quoteRelation("reprint_archive", part.name) + " INHERIT " + archive);
     } else {
         // Parked, its indexes give their names up first.
         for (std::size_t j = 0; j < swap.indexes.size(); ++j) {
@@ -343,9 +348,28 @@ Task<Result<std::vector<PartitionSwap>>> prepareSwap(warehouse::Connection &c, c
     auto indexes = co_await readPartitionIndexes(c, olds);
     if (!indexes)
         co_return indexes.error();
+    // The old partitions are parked in the archive schema under their own names (and their
+    // indexes'), unless one of those names is taken there (an archive of an earlier publish
+    // of the same partition): then they are renamed first, two statements more apiece under
+    // the lock.
+    std::vector<Value> names;
+    std::set<std::string> distinct;
+    for (std::size_t i = 0; i < layout.partitions.size(); ++i) {
+        names.emplace_back(layout.partitions[i].name);
+        for (const auto &index : (*indexes)[i])
+            names.emplace_back(index.second);
+    }
+    for (const Value &name : names)
+        distinct.insert(*name);
+    auto taken = co_await c.query("SELECT count(*) FROM pg_class WHERE relnamespace = 'reprint_archive'::regnamespace "
+                                  "AND relname = ANY($1::text[])",
+                                  args(arrayLiteral(names)));
+    if (!taken)
+        co_return taken.error();
+    const bool parkAsIs = distinct.size() == names.size() && taken->last().scalar("1") == "0";
     std::vector<PartitionSwap> swaps;
     for (std::size_t i = 0; i < layout.partitions.size(); ++i)
-        swaps.push_back(planSwap(sql, plan, layout.partitions[i], i, (*fresh)[i], std::move((*indexes)[i])));
+        swaps.push_back(planSwap(sql, plan, layout.partitions[i], i, (*fresh)[i], std::move((*indexes)[i]), parkAsIs));
     co_return swaps;
 }
 

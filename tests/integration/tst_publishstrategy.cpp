@@ -75,26 +75,29 @@ std::string leftovers(const std::string &db)
                       "OR relnamespace = 'reprint_archive'::regnamespace");
 }
 
-// The stage's partitions of backfill `id` (oid and bounds, in bounds order), or "" when
-// its stage is one table.
-std::string stagedPartitions(const std::string &db, long long id)
+// The range partitions of `parent` (an expression giving its regclass) from the window's
+// first day on and before the day after it: "oid bounds" a line, in bounds order; "" when
+// it has none.
+std::string partitionsOfWindow(const std::string &db, const std::string &parent, warehouse::Params params = {})
 {
-    return scalar(db, "SELECT coalesce(string_agg(c.oid::text || ' ' || pg_get_expr(c.relpartbound, c.oid), E'\\n' "
-                      "ORDER BY pg_get_expr(c.relpartbound, c.oid)), '') FROM reprint.backfills b "
-                      "JOIN pg_inherits i ON i.inhparent = ('reprint_staging.' || quote_ident(b.stage_table))::regclass "
-                      "JOIN pg_class c ON c.oid = i.inhrelid WHERE b.id = $1 AND c.relpartbound IS NOT NULL "
-                      "AND pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT'",
-                  args(std::to_string(id)));
+    return scalar(db, "SELECT coalesce(string_agg(c.oid::text || ' ' || b.text, E'\\n' ORDER BY b.text), '') "
+                      "FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid, pg_get_expr(c.relpartbound, c.oid) AS b(text) "
+                      "WHERE i.inhparent = " + parent + " AND b.text >= 'FOR VALUES FROM (''2026-03-09'')' "
+                      "AND b.text < 'FOR VALUES FROM (''2026-03-15'')'",
+                  std::move(params));
 }
 
-// The target's physical partitions of the window (oid and bounds, in bounds order).
+// The stage's partitions of backfill `id`, or "" when its stage is one table.
+std::string stagedPartitions(const std::string &db, long long id)
+{
+    return partitionsOfWindow(db, "(SELECT ('reprint_staging.' || quote_ident(stage_table))::regclass FROM reprint.backfills "
+                                  "WHERE id = $1)", args(std::to_string(id)));
+}
+
+// The target's physical partitions of the window.
 std::string windowPartitions(const std::string &db)
 {
-    return scalar(db, "SELECT string_agg(c.oid::text || ' ' || pg_get_expr(c.relpartbound, c.oid), E'\\n' "
-                      "ORDER BY pg_get_expr(c.relpartbound, c.oid)) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
-                      "WHERE i.inhparent = 'analytics.fct_order_lines'::regclass "
-                      "AND pg_get_expr(c.relpartbound, c.oid) >= 'FOR VALUES FROM (''2026-03-09'')' "
-                      "AND pg_get_expr(c.relpartbound, c.oid) < 'FOR VALUES FROM (''2026-03-15'')'");
+    return partitionsOfWindow(db, "'analytics.fct_order_lines'::regclass");
 }
 
 std::string statusOf(const std::string &db, long long id)
@@ -226,9 +229,28 @@ private Q_SLOTS:
         QCOMPARE(scalar(db, "SELECT count(*) FROM pg_constraint WHERE conname = 'reprint_swap_bounds'"), std::string("0"));
         QCOMPARE(scalar(db, "SELECT count(*) FROM pg_class WHERE relnamespace = 'reprint_staging'::regnamespace"), std::string("0"));
         QCOMPARE(scalar(db, "SELECT count(*) FROM pg_class WHERE relname LIKE 'reprint\\_new\\_%'"), std::string("0"));
-        // Undo puts the old rows back into the partitions the publish attached.
-        auto undo = test::runReprint(base(QStringLiteral("undo"), db, spec) << QString::number(id));
-        QVERIFY2(undo.exitCode == 0, qPrintable(undo.err));
+        const auto afterFirst = dayHashes(db);
+        // The old partitions were parked in the archive under their own names; a second
+        // publish of the window, while that archive is kept, finds the names taken and
+        // parks its old partitions renamed.
+        QCOMPARE(scalar(db, "SELECT count(*) FROM pg_class WHERE relnamespace = 'reprint_archive'::regnamespace "
+                            "AND relname LIKE 'fct\\_order\\_lines\\_202603%' AND relkind = 'r'"),
+                 std::string("6"));
+        const long long second = stage(db, spec);
+        QVERIFY(second > id);
+        auto again = publish(db, spec, second);
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        QCOMPARE(json(again).value(QStringLiteral("strategy")).toString(), QStringLiteral("swap"));
+        QCOMPARE(targetOfWindow(db), truthOfWindow(db));
+        QCOMPARE(physicalLayout(db), layout);
+        // Undo of the second puts back what the first published; undo of the first, the
+        // rows before either.
+        auto undoSecond = test::runReprint(base(QStringLiteral("undo"), db, spec) << QString::number(second));
+        QVERIFY2(undoSecond.exitCode == 0, qPrintable(undoSecond.err));
+        QVERIFY(dayHashes(db) == afterFirst);
+        QCOMPARE(physicalLayout(db), layout);
+        auto undoFirst = test::runReprint(base(QStringLiteral("undo"), db, spec) << QString::number(id));
+        QVERIFY2(undoFirst.exitCode == 0, qPrintable(undoFirst.err));
         QVERIFY(dayHashes(db) == before);
         QCOMPARE(physicalLayout(db), layout);
         QCOMPARE(leftovers(db), std::string("0"));
