@@ -5,6 +5,8 @@
 
 #include "boundaryinspector.h"
 #include "frozencolumnsview.h"
+#include "reviewchart.h"
+#include "reviewcolours.h"
 #include "engineclient.h"
 #include "historyview.h"
 #include "reviewmodel.h"
@@ -60,25 +62,7 @@ using model::ReviewModel;
 using Field = ReviewModel::Field;
 using backfill::Verdict;
 
-// The chart reads the review model's numbers, not its formatted text.
-class ReviewScreen::ChartValues : public QIdentityProxyModel {
-public:
-    using QIdentityProxyModel::QIdentityProxyModel;
-    QVariant data(const QModelIndex &index, int role) const override
-    {
-        if (role == Qt::DisplayRole) {
-            const QVariant v = QIdentityProxyModel::data(index, ReviewModel::ValueRole);
-            return v.isValid() ? v : QVariant(qreal(std::nan("")));
-        }
-        return QIdentityProxyModel::data(index, role);
-    }
-};
-
 namespace {
-
-const QColor kGood(0x2e, 0x9e, 0x5b);
-const QColor kWarn(0xd9, 0x8c, 0x1f);
-const QColor kBad(0xd6, 0x3b, 0x3b);
 
 using Mark = model::RuleMark;
 
@@ -117,14 +101,6 @@ bool isDrift(const model::DatabaseError &e)
     return e.kind == backfill::EngineKind::Drift;
 }
 
-// The locale's numbers with thousands separators, even where it would omit them (C).
-QLocale groupedLocale()
-{
-    QLocale l;
-    l.setNumberOptions(l.numberOptions() & ~QLocale::OmitGroupSeparator);
-    return l;
-}
-
 } // namespace
 
 ReviewScreen::ReviewScreen(model::EngineClient *engine, QWidget *parent)
@@ -132,10 +108,8 @@ ReviewScreen::ReviewScreen(model::EngineClient *engine, QWidget *parent)
     , m_engine(engine)
     , m_model(new ReviewModel(this))
     , m_proxy(new model::ReviewProxyModel(this))
-    , m_chartValues(new ChartValues(this))
 {
     m_proxy->setSourceModel(m_model);
-    m_chartValues->setSourceModel(m_model);
     buildUi();
 
     connect(m_engine, &model::EngineClient::reviewFinished, this, [this](quint64 token, const backfill::Review &r) {
@@ -506,22 +480,12 @@ QWidget *ReviewScreen::buildTotalsPage()
     });
     split->addWidget(m_table);
 
-    buildChart();
-    split->addWidget(m_chartArea);
+    m_chart = new ReviewChart(m_model);
+    split->addWidget(m_chart);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
     return page;
-}
-
-void ReviewScreen::buildChart()
-{
-    m_chartArea = new QWidget;
-    m_chartArea->setObjectName(QStringLiteral("reviewChart"));
-    m_chartArea->setMinimumHeight(200);
-    auto *row = new QHBoxLayout(m_chartArea);
-    row->setContentsMargins(0, 0, 0, 0);
-    row->setSpacing(4);
 }
 
 void ReviewScreen::setChartMeasure(const QString &measure)
@@ -544,161 +508,12 @@ void ReviewScreen::setChartMeasures(const QStringList &measures)
         a->setEnabled(!(chosen.size() == 1 && chosen.contains(a->text())));
     }
     m_chartButton->setText(tr("Chart: %1").arg(chosen.isEmpty() ? tr("none") : chosen.join(QStringLiteral(", "))));
-    updateChart();
+    m_chart->setMeasures(chosen);
 }
 
-void ReviewScreen::updateChart()
+QList<QChartView *> ReviewScreen::chartViews() const
 {
-    for (QChartView *v : std::as_const(m_chartViews))
-        delete v;
-    m_chartViews.clear();
-    const QStringList measures = m_model->measures();
-    for (int i = 0; i < m_chartMeasures.size(); ++i) {
-        auto *chart = new QChart;
-        chart->setAnimationOptions(QChart::NoAnimation);
-        chart->setMargins(QMargins(4, 4, 4, 4));
-        chart->setBackgroundRoundness(0);
-        chart->setLocalizeNumbers(true);
-        chart->setLocale(groupedLocale());
-        auto *view = new QChartView(chart, m_chartArea);
-        view->setObjectName(QStringLiteral("reviewChart_%1").arg(m_chartMeasures.at(i)));
-        view->setRenderHint(QPainter::Antialiasing);
-        view->setMinimumWidth(160);
-        // Equal shares of the width, whatever size the chart's scene had before.
-        view->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
-        fillChart(chart, int(measures.indexOf(m_chartMeasures.at(i))), i == m_chartMeasures.size() - 1);
-        static_cast<QHBoxLayout *>(m_chartArea->layout())->addWidget(view, 1);
-        view->show();
-        m_chartViews << view;
-    }
-}
-
-// One measure's old, new and source per partition, the window shaded; the legend on the
-// last chart only.
-void ReviewScreen::fillChart(QChart *chart, int measure, bool legend)
-{
-    const int n = m_model->partitionCount();
-    const QPalette pal = palette();
-    const QString measureName = m_model->measures().value(measure);
-    chart->setBackgroundBrush(pal.color(QPalette::Base));
-    chart->setPlotAreaBackgroundVisible(false);
-    // Beside a lone chart; above the last of several, so that their plots are as wide.
-    chart->legend()->setAlignment(m_chartMeasures.size() > 1 ? Qt::AlignTop : Qt::AlignRight);
-    chart->legend()->setVisible(legend);
-    chart->legend()->setLabelColor(pal.color(QPalette::Text));
-    chart->setTitleBrush(pal.color(QPalette::Text));
-    if (measure < 0 || n == 0)
-        return;
-
-    auto mapped = [&](QXYSeries *series, Field field) {
-        auto *mapper = new QVXYModelMapper(series);
-        mapper->setXColumn(0);
-        mapper->setYColumn(m_model->columnFor(measure, field));
-        mapper->setFirstRow(0);
-        mapper->setRowCount(n);
-        mapper->setSeries(series);
-        mapper->setModel(m_chartValues);
-    };
-    // The window, shaded: from half a step before its first partition to half a step
-    // after its last.
-    double minY = std::numeric_limits<double>::max(), maxY = std::numeric_limits<double>::lowest();
-    qint64 first = 0, last = 0, minX = 0, maxX = 0;
-    bool haveWindow = false;
-    for (int r = 0; r < n; ++r) {
-        const qint64 x = qint64(m_model->index(r, 0).data(ReviewModel::ValueRole).toDouble());
-        minX = r == 0 ? x : std::min(minX, x);
-        maxX = r == 0 ? x : std::max(maxX, x);
-        for (Field f : {Field::Old, Field::New, Field::Source}) {
-            const QVariant v = m_model->index(r, m_model->columnFor(measure, f)).data(ReviewModel::ValueRole);
-            if (v.isValid()) {
-                minY = std::min(minY, v.toDouble());
-                maxY = std::max(maxY, v.toDouble());
-            }
-        }
-        if (ReviewModel::Place(m_model->index(r, 0).data(ReviewModel::PlaceRole).toInt()) != ReviewModel::Place::Outside) {
-            if (!haveWindow)
-                first = x;
-            last = x;
-            haveWindow = true;
-        }
-    }
-    if (minY > maxY)
-        minY = maxY = 0;
-    const double pad = std::max((maxY - minY) * 0.12, std::abs(maxY) * 0.02 + 1e-9);
-    const double lowY = std::max(0.0, minY - pad) == 0.0 && minY >= 0 && minY - pad < 0 ? 0.0 : minY - pad;
-    const double highY = maxY + pad;
-    const qint64 step = n > 1 ? (maxX - minX) / (n - 1) : 86400000;
-
-    auto *axisX = new QDateTimeAxis;
-    axisX->setFormat(QStringLiteral("MMM d"));
-    // Ticks on whole partitions: the range is n + 1 steps; narrower charts (several side by
-    // side) get fewer.
-    const int limit = m_chartMeasures.size() > 1 ? 5 : 13;
-    int intervals = std::min(limit, n + 1);
-    for (int d = intervals; d > 1; --d)
-        if ((n + 1) % d == 0) {
-            intervals = d;
-            break;
-        }
-    axisX->setTickCount(intervals + 1);
-    axisX->setRange(QDateTime::fromMSecsSinceEpoch(minX - step), QDateTime::fromMSecsSinceEpoch(maxX + step));
-    axisX->setLabelsColor(pal.color(QPalette::Text));
-    axisX->setGridLineColor(pal.color(QPalette::Mid));
-    auto *axisY = new QValueAxis;
-    axisY->setRange(lowY, highY);
-    axisY->applyNiceNumbers();
-    // As many decimals as the ticks' spacing needs (a flat count of 1 is not "1 1 1 1").
-    const double spacing = (axisY->max() - axisY->min()) / std::max(1, axisY->tickCount() - 1);
-    const int decimals = spacing > 0 ? std::clamp(int(-std::floor(std::log10(spacing))), 0, 6) : 0;
-    axisY->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
-    axisY->setLabelsColor(pal.color(QPalette::Text));
-    axisY->setGridLineColor(pal.color(QPalette::Mid));
-    axisY->setTitleText(measureName);
-    axisY->setTitleBrush(pal.color(QPalette::Text));
-    chart->addAxis(axisX, Qt::AlignBottom);
-    chart->addAxis(axisY, Qt::AlignLeft);
-
-    if (haveWindow) {
-        auto *upper = new QLineSeries(chart);
-        auto *lower = new QLineSeries(chart);
-        upper->append(double(first - step / 2), axisY->max());
-        upper->append(double(last + step / 2), axisY->max());
-        lower->append(double(first - step / 2), axisY->min());
-        lower->append(double(last + step / 2), axisY->min());
-        auto *area = new QAreaSeries(upper, lower);
-        area->setName(tr("window"));
-        QColor shade = pal.color(QPalette::Highlight);
-        shade.setAlpha(28);
-        area->setBrush(shade);
-        area->setPen(Qt::NoPen);
-        chart->addSeries(area);
-        area->attachAxis(axisX);
-        area->attachAxis(axisY);
-    }
-    auto *oldSeries = new QLineSeries;
-    oldSeries->setName(tr("old"));
-    QPen oldPen(pal.color(QPalette::PlaceholderText), 2, Qt::DashLine);
-    oldSeries->setPen(oldPen);
-    oldSeries->setPointsVisible(true);
-    auto *newSeries = new QLineSeries;
-    newSeries->setName(tr("new"));
-    newSeries->setPen(QPen(QColor(0x2f, 0x7e, 0xd8), 2.5));
-    newSeries->setPointsVisible(true);
-    auto *sourceSeries = new QScatterSeries;
-    sourceSeries->setName(tr("source"));
-    sourceSeries->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
-    sourceSeries->setMarkerSize(9);
-    sourceSeries->setColor(kWarn);
-    sourceSeries->setBorderColor(kWarn.darker(130));
-    for (QXYSeries *s : {static_cast<QXYSeries *>(oldSeries), static_cast<QXYSeries *>(newSeries),
-                         static_cast<QXYSeries *>(sourceSeries)}) {
-        chart->addSeries(s);
-        s->attachAxis(axisX);
-        s->attachAxis(axisY);
-    }
-    mapped(oldSeries, Field::Old);
-    mapped(newSeries, Field::New);
-    mapped(sourceSeries, Field::Source);
+    return m_chart->chartViews();
 }
 
 void ReviewScreen::rebuildMeasureMenus()

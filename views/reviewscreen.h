@@ -28,7 +28,6 @@
 
 class QTabBar;
 class QButtonGroup;
-class QChart;
 class QChartView;
 class QLabel;
 class QProgressBar;
@@ -49,6 +48,7 @@ namespace reprint::views {
 
 class BoundaryInspector;
 class HistoryView;
+class ReviewChart;
 
 class ReviewScreen : public QWidget {
     Q_OBJECT
@@ -99,7 +99,7 @@ public:
     void setChartMeasure(const QString &measure);
     void setChartMeasures(const QStringList &measures);
     QStringList chartMeasures() const { return m_chartMeasures; }
-    QList<QChartView *> chartViews() const { return m_chartViews; }
+    QList<QChartView *> chartViews() const;
     QToolButton *chartButton() const { return m_chartButton; }
     // Writes the review packet of the open backfill to `path` (.html, .pdf or .csv): its
     // data is read off the GUI thread, then written; exported() or actionFailed() answers.
@@ -124,13 +124,10 @@ protected:
 private:
     void buildUi();
     QWidget *buildTotalsPage();
-    void buildChart();
     void reviewArrived(const backfill::Review &review);
     void updateHeader();
     void updateRules();
     void updateActions();
-    void updateChart();
-    void fillChart(QChart *chart, int measure, bool legend);
     void rebuildMeasureMenus();
     void applyShownMeasures(const QStringList &measures);
     // As many measures as fit the table's width: those with problems or changes first.
@@ -153,8 +150,6 @@ private:
     model::EngineClient *m_engine;
     model::ReviewModel *m_model;
     model::ReviewProxyModel *m_proxy;
-    class ChartValues;
-    ChartValues *m_chartValues;
 
     qint64 m_id = 0;
     backfill::Review m_review;
@@ -186,8 +181,7 @@ private:
     QToolButton *m_chartButton = nullptr;
     QLabel *m_rowsNote = nullptr;
     QTableView *m_table = nullptr;
-    QWidget *m_chartArea = nullptr;
-    QList<QChartView *> m_chartViews;
+    ReviewChart *m_chart = nullptr;
     BoundaryInspector *m_inspector = nullptr;
     HistoryView *m_history = nullptr;
     QLabel *m_actionNote = nullptr;
