@@ -7,6 +7,7 @@
 #include "frozencolumnsview.h"
 #include "reviewchart.h"
 #include "reviewcolours.h"
+#include "rulespanel.h"
 #include "engineclient.h"
 #include "historyview.h"
 #include "reviewmodel.h"
@@ -63,28 +64,6 @@ using Field = ReviewModel::Field;
 using backfill::Verdict;
 
 namespace {
-
-using Mark = model::RuleMark;
-
-QString glyph(Mark m)
-{
-    return model::glyphOf(m);
-}
-
-QColor colourOf(Mark m, const QPalette &p)
-{
-    switch (m) {
-    case Mark::Good:
-        return kGood;
-    case Mark::Warn:
-        return kWarn;
-    case Mark::Bad:
-        return kBad;
-    case Mark::Pending:
-        return p.color(QPalette::PlaceholderText);
-    }
-    return {};
-}
 
 QString q(const std::string &s)
 {
@@ -287,41 +266,8 @@ void ReviewScreen::buildUi()
     m_validation->hide();
     layout->addWidget(m_validation);
 
-    m_rulesFrame = new QFrame(this);
-    m_rulesFrame->setObjectName(QStringLiteral("rules"));
-    auto *rules = new QGridLayout(m_rulesFrame);
-    rules->setContentsMargins(0, 2, 0, 2);
-    rules->setHorizontalSpacing(10);
-    rules->setVerticalSpacing(2);
-    const QString names[5] = {tr("1 · Scoped"), tr("2 · Same code path"), tr("3 · Idempotent"), tr("4 · Isolated"),
-                              tr("5 · Validated")};
-    for (int i = 0; i < 5; ++i) {
-        auto *card = new QFrame(m_rulesFrame);
-        card->setFrameShape(QFrame::StyledPanel);
-        card->setObjectName(QStringLiteral("rule%1").arg(i + 1));
-        auto *cardLayout = new QVBoxLayout(card);
-        cardLayout->setContentsMargins(10, 6, 10, 6);
-        cardLayout->setSpacing(2);
-        m_ruleTitles[i] = new QLabel(glyph(Mark::Pending) + QLatin1Char(' ') + names[i], card);
-        QFont bold = m_ruleTitles[i]->font();
-        bold.setBold(true);
-        m_ruleTitles[i]->setFont(bold);
-        m_ruleTitles[i]->setProperty("ruleName", names[i]);
-        m_ruleTexts[i] = new QLabel(card);
-        m_ruleTexts[i]->setWordWrap(true);
-        m_ruleTexts[i]->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-        QFont small = m_ruleTexts[i]->font();
-        small.setPointSizeF(small.pointSizeF() * 0.92);
-        m_ruleTexts[i]->setFont(small);
-        m_ruleTexts[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        cardLayout->addWidget(m_ruleTitles[i]);
-        cardLayout->addWidget(m_ruleTexts[i], 1);
-        card->setMinimumWidth(0);
-        card->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-        rules->addWidget(card, 0, i);
-        rules->setColumnStretch(i, 1);
-    }
-    layout->addWidget(m_rulesFrame);
+    m_rules = new RulesPanel(this);
+    layout->addWidget(m_rules);
 
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("reviewTabs"));
@@ -769,16 +715,7 @@ void ReviewScreen::updateRules()
 {
     if (m_review.backfillId == 0)
         return;
-    const QList<model::RuleCheck> rules = model::rulesOf(m_review, m_haveFacts ? &m_facts : nullptr);
-    for (int i = 0; i < rules.size(); ++i) {
-        const Mark mark = rules[i].mark;
-        m_ruleTitles[i]->setText(glyph(mark) + QLatin1Char(' ') + m_ruleTitles[i]->property("ruleName").toString());
-        QPalette p = m_ruleTitles[i]->palette();
-        p.setColor(QPalette::WindowText, colourOf(mark, palette()));
-        m_ruleTitles[i]->setPalette(p);
-        m_ruleTexts[i]->setText(rules[i].evidence);
-        m_ruleTexts[i]->setToolTip(rules[i].evidence);
-    }
+    m_rules->setRules(model::rulesOf(m_review, m_haveFacts ? &m_facts : nullptr));
 }
 
 void ReviewScreen::updateActions()
@@ -1124,7 +1061,7 @@ QString ReviewScreen::actionNote() const
 
 QString ReviewScreen::ruleText(int n) const
 {
-    return n >= 1 && n <= 5 ? m_ruleTitles[n - 1]->text() + QLatin1Char('\n') + m_ruleTexts[n - 1]->text() : QString();
+    return m_rules->ruleText(n);
 }
 
 QString ReviewScreen::copySelection()

@@ -49,6 +49,7 @@ namespace reprint::views {
 class BoundaryInspector;
 class HistoryView;
 class ReviewChart;
+class RulesPanel;
 
 class ReviewScreen : public QWidget {
     Q_OBJECT
@@ -172,9 +173,7 @@ private:
     QTabBar *m_members = nullptr;  // a cascade's backfills, root first
     QSet<qint64> m_seenMembers;          // members of the open cascade whose review was shown
     qint64 m_cascadeRoot = 0;
-    QFrame *m_rulesFrame = nullptr;
-    QLabel *m_ruleTitles[5] = {};
-    QLabel *m_ruleTexts[5] = {};
+    RulesPanel *m_rules = nullptr;
     QTabWidget *m_tabs = nullptr;
     QButtonGroup *m_filterGroup = nullptr;
     QToolButton *m_measuresButton = nullptr;
