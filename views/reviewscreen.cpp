@@ -3,6 +3,7 @@
 #include "reviewpacket.h"
 #include "reviewrules.h"
 
+#include "approvedialog.h"
 #include "boundaryinspector.h"
 #include "frozencolumnsview.h"
 #include "reviewchart.h"
@@ -62,17 +63,13 @@ namespace reprint::views {
 using model::ReviewModel;
 using Field = ReviewModel::Field;
 using backfill::Verdict;
+using model::windowText;
 
 namespace {
 
 QString q(const std::string &s)
 {
     return QString::fromStdString(s);
-}
-
-QString windowText(const std::string &from, const std::string &to)
-{
-    return from == to ? q(from) : q(from) + QStringLiteral(" … ") + q(to);
 }
 
 bool isDrift(const model::DatabaseError &e)
@@ -776,69 +773,12 @@ void ReviewScreen::updateActions()
 
 void ReviewScreen::approveClicked(bool overriding)
 {
-    auto *dialog = new QDialog(this);
-    dialog->setObjectName(overriding ? QStringLiteral("overrideDialog") : QStringLiteral("approveDialog"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(overriding ? tr("Override Failed Validation") : tr("Approve and Publish"));
-    dialog->setMinimumWidth(520);
-    auto *layout = new QVBoxLayout(dialog);
-    auto *intro = new QLabel(dialog);
-    intro->setWordWrap(true);
-    const QString window = windowText(m_review.from, m_review.to);
-    intro->setText(overriding ? tr("Backfill %1 (%2, %3) failed validation:\n\n%4\n\nPublishing it anyway replaces "
-                                   "the window with rows that disagree with their checks. The reason is stored with "
-                                   "the publish, for whoever reads the history.")
-                                    .arg(m_id)
-                                    .arg(q(m_review.model), window, q(m_review.validationMessage))
-                              : tr("Publishing replaces %1 of %2 with the staged rows in one transaction. "
-                                   "The replaced rows are archived, so the publish can be undone.")
-                                    .arg(window, q(m_review.model)));
-    if (m_review.cascade.size() > 1) {
-        QStringList lines;
-        for (const backfill::CascadeMember &m : m_review.cascade)
-            lines << tr("• backfill %1: %2, %3 (validation %4)")
-                         .arg(m.id)
-                         .arg(q(m.model), windowText(m.from, m.to), m.validation.empty() ? tr("none") : q(m.validation));
-        intro->setText(intro->text() + QStringLiteral("\n\n")
-                       + tr("This publishes %1 backfills in that one transaction, each as its review showed it:").arg(m_review.cascade.size())
-                       + QLatin1Char('\n') + lines.join(QLatin1Char('\n')));
-    }
-    layout->addWidget(intro);
-    auto *form = new QFormLayout;
-    auto *note = new QLineEdit(dialog);
-    note->setObjectName(QStringLiteral("approvalNote"));
-    note->setPlaceholderText(tr("why this is right, e.g. the ticket it fixes"));
-    form->addRow(tr("Approval note:"), note);
-    QLineEdit *reason = nullptr;
-    if (overriding) {
-        reason = new QLineEdit(dialog);
-        reason->setObjectName(QStringLiteral("overrideReason"));
-        reason->setPlaceholderText(tr("why publishing despite the failed checks is right"));
-        form->addRow(tr("Override reason:"), reason);
-    }
-    layout->addLayout(form);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, dialog);
-    QPushButton *ok = buttons->button(QDialogButtonBox::Ok);
-    ok->setText(overriding ? tr("Continue…") : tr("Publish"));
-    ok->setEnabled(false);
-    layout->addWidget(buttons);
-    auto check = [ok, note, reason] {
-        ok->setEnabled(!note->text().trimmed().isEmpty() && (!reason || !reason->text().trimmed().isEmpty()));
-    };
-    connect(note, &QLineEdit::textChanged, dialog, check);
-    if (reason)
-        connect(reason, &QLineEdit::textChanged, dialog, check);
-    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-    connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, note, reason] {
-        const QString n = note->text().trimmed();
-        const QString r = reason ? reason->text().trimmed() : QString();
-        if (n.isEmpty() || (reason && r.isEmpty()))
-            return;
-        dialog->accept();
-        if (reason)
-            confirmOverride(n, r);
+    auto *dialog = new ApproveDialog(m_id, m_review, overriding, this);
+    connect(dialog, &ApproveDialog::approved, this, [this](const QString &note, const QString &reason) {
+        if (!reason.isEmpty())
+            confirmOverride(note, reason);
         else
-            startPublish(n, {});
+            startPublish(note, {});
     });
     dialog->open();
 }

@@ -35,7 +35,6 @@ class QPushButton;
 class QTabWidget;
 class QTableView;
 class QToolButton;
-class QFrame;
 
 namespace reprint::model {
 class EngineClient;
