@@ -8,6 +8,7 @@
 #include "frozencolumnsview.h"
 #include "reviewchart.h"
 #include "reviewcolours.h"
+#include "undooverridedialog.h"
 #include "rulespanel.h"
 #include "engineclient.h"
 #include "historyview.h"
@@ -933,49 +934,26 @@ void ReviewScreen::offerUndoOverride(const model::DatabaseError &error)
     connect(box, &QMessageBox::buttonClicked, this, [this, anyway](QAbstractButton *b) {
         if (b != anyway)
             return;
-        auto *dialog = new QDialog(this);
-        dialog->setObjectName(QStringLiteral("undoOverrideDialog"));
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        dialog->setWindowTitle(tr("Undo Anyway"));
-        auto *layout = new QVBoxLayout(dialog);
-        auto *intro = new QLabel(tr("Undoing now throws away what was written to %1 after backfill %2 was published. "
-                                    "The reason is stored with the undo.")
-                                     .arg(windowText(m_review.from, m_review.to))
-                                     .arg(m_id),
-                                 dialog);
-        intro->setWordWrap(true);
-        layout->addWidget(intro);
-        auto *reason = new QLineEdit(dialog);
-        reason->setObjectName(QStringLiteral("undoOverrideReason"));
-        reason->setPlaceholderText(tr("why the later write may be thrown away"));
-        layout->addWidget(reason);
-        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, dialog);
-        QPushButton *ok = buttons->button(QDialogButtonBox::Ok);
-        ok->setText(tr("Continue…"));
-        ok->setEnabled(false);
-        layout->addWidget(buttons);
-        connect(reason, &QLineEdit::textChanged, dialog, [ok, reason] { ok->setEnabled(!reason->text().trimmed().isEmpty()); });
-        connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-        connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, reason] {
-            const QString r = reason->text().trimmed();
-            if (r.isEmpty())
-                return;
-            dialog->accept();
-            auto *confirm = new QMessageBox(QMessageBox::Warning, tr("Undo Anyway?"),
-                                            tr("Undo backfill %1 and lose the later write?").arg(m_id), QMessageBox::Cancel, this);
-            confirm->setObjectName(QStringLiteral("undoOverrideConfirm"));
-            confirm->setAttribute(Qt::WA_DeleteOnClose);
-            confirm->setInformativeText(tr("Reason: “%1”").arg(r));
-            QPushButton *go = confirm->addButton(tr("Undo anyway"), QMessageBox::DestructiveRole);
-            connect(confirm, &QMessageBox::buttonClicked, this, [this, go, r](QAbstractButton *b) {
-                if (b == go)
-                    startUndo(r);
-            });
-            confirm->open();
-        });
+        auto *dialog = new UndoOverrideDialog(m_id, windowText(m_review.from, m_review.to), this);
+        connect(dialog, &UndoOverrideDialog::reasonGiven, this, &ReviewScreen::confirmUndoOverride);
         dialog->open();
     });
     box->open();
+}
+
+void ReviewScreen::confirmUndoOverride(const QString &reason)
+{
+    auto *confirm = new QMessageBox(QMessageBox::Warning, tr("Undo Anyway?"),
+                                    tr("Undo backfill %1 and lose the later write?").arg(m_id), QMessageBox::Cancel, this);
+    confirm->setObjectName(QStringLiteral("undoOverrideConfirm"));
+    confirm->setAttribute(Qt::WA_DeleteOnClose);
+    confirm->setInformativeText(tr("Reason: “%1”").arg(reason));
+    QPushButton *go = confirm->addButton(tr("Undo anyway"), QMessageBox::DestructiveRole);
+    connect(confirm, &QMessageBox::buttonClicked, this, [this, go, reason](QAbstractButton *b) {
+        if (b == go)
+            startUndo(reason);
+    });
+    confirm->open();
 }
 
 void ReviewScreen::setBusy(const QString &text)

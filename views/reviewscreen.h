@@ -144,6 +144,8 @@ private:
     void startUndo(const QString &overrideReason);
     // Undo refused by the drift guard: offers Undo anyway with a typed reason, confirmed twice.
     void offerUndoOverride(const model::DatabaseError &error);
+    // The reason is typed: asks once more before the undo that loses the later write.
+    void confirmUndoOverride(const QString &reason);
     void setBusy(const QString &text);
     void setNote(const QString &text, bool problem = false);
 
