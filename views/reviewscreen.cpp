@@ -5,65 +5,33 @@
 
 #include "approvedialog.h"
 #include "boundaryinspector.h"
-#include "frozencolumnsview.h"
-#include "reviewchart.h"
 #include "reviewcolours.h"
-#include "undooverridedialog.h"
 #include "rulespanel.h"
+#include "totalspage.h"
+#include "undooverridedialog.h"
+
 #include "engineclient.h"
 #include "historyview.h"
 #include "reviewmodel.h"
 #include "reviewproxymodel.h"
 
-#include <QAction>
-#include <QApplication>
-#include <QAreaSeries>
-#include <QButtonGroup>
-#include <QChart>
 #include <QChartView>
-#include <QClipboard>
-#include <QEvent>
 #include <QDateTime>
 #include <QFileDialog>
-#include <QDateTimeAxis>
-#include <QDialog>
-#include <QDialogButtonBox>
-#include <QFormLayout>
-#include <QFrame>
-#include <QGridLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
-#include <QIdentityProxyModel>
-#include <QKeySequence>
 #include <QLabel>
-#include <QLegendMarker>
-#include <QLineEdit>
-#include <QLineSeries>
-#include <QMenu>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScatterSeries>
-#include <QShortcut>
-#include <QSplitter>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QVXYModelMapper>
-#include <QValueAxis>
-
-#include <algorithm>
-#include <tuple>
-#include <cmath>
 
 namespace reprint::views {
 
 using model::ReviewModel;
-using Field = ReviewModel::Field;
-using backfill::Verdict;
 using model::windowText;
 
 namespace {
@@ -270,7 +238,9 @@ void ReviewScreen::buildUi()
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("reviewTabs"));
     m_tabs->setDocumentMode(true);
-    m_tabs->addTab(buildTotalsPage(), tr("Totals"));
+    m_totals = new TotalsPage(m_model, m_proxy);
+    connect(m_totals, &TotalsPage::partitionActivated, this, [this](const QString &p) { showInspector(p); });
+    m_tabs->addTab(m_totals, tr("Totals"));
     m_inspector = new BoundaryInspector(m_engine, m_tabs);
     m_tabs->addTab(m_inspector, tr("Boundary Inspector"));
     m_history = new HistoryView(m_engine, m_tabs);
@@ -351,87 +321,6 @@ void ReviewScreen::exportReview(const QString &path)
     setNote(tr("Exporting the review of backfill %1 to %2…").arg(m_id).arg(path), false);
 }
 
-QWidget *ReviewScreen::buildTotalsPage()
-{
-    auto *page = new QWidget;
-    auto *layout = new QVBoxLayout(page);
-    layout->setContentsMargins(0, 8, 0, 0);
-    auto *bar = new QHBoxLayout;
-    bar->setSpacing(4);
-    m_filterGroup = new QButtonGroup(page);
-    const QString filters[] = {tr("All"), tr("Changed"), tr("Problems only")};
-    for (int i = 0; i < 3; ++i) {
-        auto *b = new QToolButton(page);
-        b->setText(filters[i]);
-        b->setCheckable(true);
-        b->setAutoRaise(false);
-        b->setObjectName(QStringLiteral("filter%1").arg(i));
-        m_filterGroup->addButton(b, i);
-        bar->addWidget(b);
-    }
-    m_filterGroup->button(0)->setChecked(true);
-    connect(m_filterGroup, &QButtonGroup::idClicked, this, [this](int id) {
-        m_proxy->setFilter(model::ReviewProxyModel::Filter(id));
-        m_rowsNote->setText(tr("%n of %1 partitions shown", nullptr, m_proxy->rowCount() - 1).arg(m_model->partitionCount()));
-    });
-    bar->addSpacing(12);
-    m_measuresButton = new QToolButton(page);
-    m_measuresButton->setObjectName(QStringLiteral("measuresButton"));
-    m_measuresButton->setText(tr("Measures"));
-    m_measuresButton->setToolTip(tr("Choose the measures whose old, new, delta, source and verdict columns are shown side by side."));
-    m_measuresButton->setPopupMode(QToolButton::InstantPopup);
-    m_measuresButton->setMenu(new QMenu(m_measuresButton));
-    bar->addWidget(m_measuresButton);
-    auto *copy = new QToolButton(page);
-    copy->setText(tr("Copy as TSV"));
-    copy->setToolTip(tr("Copies the selected cells (or the whole table) as tab-separated text (%1).")
-                         .arg(QKeySequence(QKeySequence::Copy).toString(QKeySequence::NativeText)));
-    connect(copy, &QToolButton::clicked, this, [this] { copySelection(); });
-    bar->addWidget(copy);
-    bar->addSpacing(12);
-    m_rowsNote = new QLabel(page);
-    m_rowsNote->setForegroundRole(QPalette::PlaceholderText);
-    m_rowsNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    bar->addWidget(m_rowsNote);
-    bar->addStretch(1);
-    m_chartButton = new QToolButton(page);
-    m_chartButton->setObjectName(QStringLiteral("chartMeasures"));
-    m_chartButton->setPopupMode(QToolButton::InstantPopup);
-    m_chartButton->setMenu(new QMenu(m_chartButton));
-    m_chartButton->setToolTip(tr("Choose the measures charted: one chart each, side by side."));
-    bar->addWidget(m_chartButton);
-    layout->addLayout(bar);
-
-    auto *split = new QSplitter(Qt::Vertical, page);
-    m_table = new FrozenColumnsView(ReviewModel::kFixedColumns, split);
-    m_table->installEventFilter(this);
-    m_table->setObjectName(QStringLiteral("totalsTable"));
-    m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(0, Qt::AscendingOrder);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
-    m_table->horizontalHeader()->setHighlightSections(false);
-    m_table->setWordWrap(false);
-    auto *copyShortcut = new QShortcut(QKeySequence::Copy, m_table, nullptr, nullptr, Qt::WidgetShortcut);
-    connect(copyShortcut, &QShortcut::activated, this, [this] { copySelection(); });
-    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &i) {
-        const QString p = i.data(ReviewModel::PartitionRole).toString();
-        if (!p.isEmpty())
-            showInspector(p);
-    });
-    split->addWidget(m_table);
-
-    m_chart = new ReviewChart(m_model);
-    split->addWidget(m_chart);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    layout->addWidget(split, 1);
-    return page;
-}
-
 void ReviewScreen::setChartMeasure(const QString &measure)
 {
     setChartMeasures({measure});
@@ -439,153 +328,42 @@ void ReviewScreen::setChartMeasure(const QString &measure)
 
 void ReviewScreen::setChartMeasures(const QStringList &measures)
 {
-    QStringList chosen;
-    for (const QString &m : m_model->measures())
-        if (measures.contains(m))
-            chosen << m;
-    if (chosen.isEmpty() && !m_model->measures().isEmpty())
-        chosen << (m_model->measures().size() > 1 ? m_model->measures().at(1) : m_model->measures().constFirst());
-    m_chartMeasures = chosen;
-    for (QAction *a : m_chartButton->menu()->actions()) {
-        const QSignalBlocker block(a);
-        a->setChecked(chosen.contains(a->text()));
-        a->setEnabled(!(chosen.size() == 1 && chosen.contains(a->text())));
-    }
-    m_chartButton->setText(tr("Chart: %1").arg(chosen.isEmpty() ? tr("none") : chosen.join(QStringLiteral(", "))));
-    m_chart->setMeasures(chosen);
+    m_totals->setChartMeasures(measures);
+}
+
+QStringList ReviewScreen::chartMeasures() const
+{
+    return m_totals->chartMeasures();
 }
 
 QList<QChartView *> ReviewScreen::chartViews() const
 {
-    return m_chart->chartViews();
-}
-
-void ReviewScreen::rebuildMeasureMenus()
-{
-    const QStringList measures = m_model->measures();
-    QMenu *menu = m_measuresButton->menu();
-    menu->clear();
-    for (const QString &m : measures) {
-        QAction *a = menu->addAction(m);
-        a->setCheckable(true);
-        connect(a, &QAction::toggled, this, [this, m](bool on) {
-            QStringList shown = m_shownMeasures;
-            if (on)
-                shown << m;
-            else
-                shown.removeAll(m);
-            setShownMeasures(shown);
-        });
-    }
-    menu->addSeparator();
-    connect(menu->addAction(tr("All measures")), &QAction::triggered, this, [this] { setShownMeasures(m_model->measures()); });
-    connect(menu->addAction(tr("As many as fit the width")), &QAction::triggered, this, [this] { setShownMeasures({}); });
-
-    QMenu *charts = m_chartButton->menu();
-    charts->clear();
-    for (const QString &m : measures) {
-        QAction *a = charts->addAction(m);
-        a->setCheckable(true);
-        connect(a, &QAction::toggled, this, [this, m](bool on) {
-            QStringList chosen = m_chartMeasures;
-            if (on)
-                chosen << m;
-            else
-                chosen.removeAll(m);
-            setChartMeasures(chosen);
-        });
-    }
+    return m_totals->chartViews();
 }
 
 QStringList ReviewScreen::shownMeasures() const
 {
-    return m_shownMeasures;
+    return m_totals->shownMeasures();
 }
 
 void ReviewScreen::setShownMeasures(const QStringList &measures)
 {
-    bool any = false;
-    for (const QString &m : measures)
-        any = any || m_model->measures().contains(m);
-    m_measuresChosen = any;
-    applyShownMeasures(any ? measures : measuresThatFit());
+    m_totals->setShownMeasures(measures);
 }
 
-void ReviewScreen::applyShownMeasures(const QStringList &wanted)
+QTableView *ReviewScreen::totalsTable() const
 {
-    const QStringList measures = m_model->measures();
-    QStringList shown;
-    for (const QString &m : measures)
-        if (wanted.contains(m))
-            shown << m;
-    if (shown.isEmpty() && !measures.isEmpty())
-        shown << measures.constFirst();
-    m_shownMeasures = shown;
-    for (int i = 0; i < measures.size(); ++i)
-        for (int f = 0; f < ReviewModel::kFieldsPerMeasure; ++f)
-            m_table->setColumnHidden(m_model->columnFor(i, Field(f)), !shown.contains(measures.at(i)));
-    for (QAction *a : m_measuresButton->menu()->actions()) {
-        if (!a->isCheckable())
-            continue;
-        const QSignalBlocker block(a);
-        a->setChecked(shown.contains(a->text()));
-        a->setEnabled(!(shown.size() == 1 && shown.contains(a->text())));  // one stays
-    }
-    m_measuresButton->setText(shown.size() == measures.size() ? tr("Measures: all %1").arg(measures.size())
-                                                              : tr("Measures: %1 of %2").arg(shown.size()).arg(measures.size()));
+    return m_totals->table();
 }
 
-QStringList ReviewScreen::measuresThatFit() const
+QToolButton *ReviewScreen::measuresButton() const
 {
-    const QStringList measures = m_model->measures();
-    const int available = m_table->viewport()->width();
-    // A hidden column's width is 0: measure with the widths the columns had when shown.
-    auto width = [this](int column) { return column < int(m_columnWidths.size()) ? m_columnWidths[column] : m_table->columnWidth(column); };
-    auto widthOf = [&](int i) {
-        int w = 0;
-        for (int f = 0; f < ReviewModel::kFieldsPerMeasure; ++f)
-            w += width(m_model->columnFor(i, Field(f)));
-        return w;
-    };
-    int total = width(0) + width(1);
-    for (int i = 0; i < measures.size(); ++i)
-        total += widthOf(i);
-    if (total <= available)
-        return measures;
-    // Those with problems first, then those that changed most in the window, in order.
-    std::vector<std::pair<int, int>> weight(measures.size());  // problems, changes
-    for (int r = 0; r < m_model->partitionCount(); ++r)
-        for (int i = 0; i < measures.size(); ++i) {
-            const auto v = Verdict(m_model->index(r, m_model->columnFor(i, Field::Verdict)).data(ReviewModel::VerdictRole).toInt());
-            weight[i].first += isProblem(v);
-            weight[i].second += v != Verdict::Unchanged;
-        }
-    std::vector<int> order(measures.size());
-    for (int i = 0; i < int(order.size()); ++i)
-        order[i] = i;
-    // Among equals, the declared measures before the row count: what the backfill is about.
-    auto rank = [&](int i) { return std::tuple(weight[i].first, weight[i].second, measures.at(i) != QLatin1String("rows")); };
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank(a) > rank(b); });
-    QStringList out;
-    int used = width(0) + width(1);
-    for (int i : order) {
-        if (!out.isEmpty() && used + widthOf(i) > available)
-            continue;
-        used += widthOf(i);
-        out << measures.at(i);
-    }
-    return out;
+    return m_totals->measuresButton();
 }
 
-bool ReviewScreen::eventFilter(QObject *watched, QEvent *event)
+QToolButton *ReviewScreen::chartButton() const
 {
-    // After the table has laid out its viewport at the new size.
-    if (watched == m_table && event->type() == QEvent::Resize)
-        QMetaObject::invokeMethod(this, [this] {
-            if (!m_measuresChosen && m_model->partitionCount() > 0)
-                applyShownMeasures(measuresThatFit());
-        }, Qt::QueuedConnection);
-    return QWidget::eventFilter(watched, event);
+    return m_totals->chartButton();
 }
 
 void ReviewScreen::openBackfill(qint64 id)
@@ -617,25 +395,7 @@ void ReviewScreen::reviewArrived(const backfill::Review &review)
     }
     showCascade(review);
     m_model->setReview(review);
-    m_table->sortByColumn(m_table->horizontalHeader()->sortIndicatorSection(), m_table->horizontalHeader()->sortIndicatorOrder());
-
-    const QStringList measures = m_model->measures();
-    if (q(review.model) != m_measuresModel) {
-        m_measuresModel = q(review.model);
-        m_measuresChosen = false;
-    }
-    for (int c = 0; c < m_model->columnCount(); ++c)
-        m_table->setColumnHidden(c, false);
-    m_table->resizeColumnsToContents();
-    m_columnWidths.clear();
-    for (int c = 0; c < m_model->columnCount(); ++c) {
-        m_table->setColumnWidth(c, m_table->columnWidth(c) + 10);
-        m_columnWidths.push_back(m_table->columnWidth(c));
-    }
-    rebuildMeasureMenus();
-    applyShownMeasures(m_measuresChosen ? m_shownMeasures : measuresThatFit());
-    m_rowsNote->setText(tr("%n of %1 partitions shown", nullptr, m_proxy->rowCount() - 1).arg(m_model->partitionCount()));
-    setChartMeasures(m_chartMeasures);
+    m_totals->showReview(q(review.model));
 
     if (!sameBackfill || m_inspector->partitions().isEmpty())
         m_inspector->setReview(review);
@@ -984,16 +744,7 @@ QString ReviewScreen::ruleText(int n) const
 
 QString ReviewScreen::copySelection()
 {
-    QModelIndexList indexes = m_table->selectionModel()->selectedIndexes();
-    if (indexes.isEmpty()) {
-        for (int r = 0; r < m_proxy->rowCount(); ++r)
-            for (int c = 0; c < m_proxy->columnCount(); ++c)
-                if (!m_table->isColumnHidden(c))
-                    indexes << m_proxy->index(r, c);
-    }
-    const QString text = ReviewModel::toTsv(indexes);
-    QApplication::clipboard()->setText(text);
-    return text;
+    return m_totals->copySelection();
 }
 
 void ReviewScreen::showTotals()

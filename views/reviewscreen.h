@@ -24,10 +24,8 @@
 #include <QSet>
 #include <QWidget>
 
-#include <vector>
 
 class QTabBar;
-class QButtonGroup;
 class QChartView;
 class QLabel;
 class QProgressBar;
@@ -47,8 +45,8 @@ namespace reprint::views {
 
 class BoundaryInspector;
 class HistoryView;
-class ReviewChart;
 class RulesPanel;
+class TotalsPage;
 
 class ReviewScreen : public QWidget {
     Q_OBJECT
@@ -71,7 +69,7 @@ public:
     model::EngineClient *engineClient() const { return m_engine; }
     BoundaryInspector *inspector() const { return m_inspector; }
     HistoryView *historyView() const { return m_history; }
-    QTableView *totalsTable() const { return m_table; }
+    QTableView *totalsTable() const;
     QPushButton *approveButton() const { return m_approve; }
     QPushButton *overrideButton() const { return m_override; }
     QPushButton *undoButton() const { return m_undo; }
@@ -94,13 +92,13 @@ public:
     // no measure of the review, goes back to as many as fit the width.
     QStringList shownMeasures() const;
     void setShownMeasures(const QStringList &measures);
-    QToolButton *measuresButton() const { return m_measuresButton; }
+    QToolButton *measuresButton() const;
     // The measures charted, one chart each, side by side (at least one).
     void setChartMeasure(const QString &measure);
     void setChartMeasures(const QStringList &measures);
-    QStringList chartMeasures() const { return m_chartMeasures; }
+    QStringList chartMeasures() const;
     QList<QChartView *> chartViews() const;
-    QToolButton *chartButton() const { return m_chartButton; }
+    QToolButton *chartButton() const;
     // Writes the review packet of the open backfill to `path` (.html, .pdf or .csv): its
     // data is read off the GUI thread, then written; exported() or actionFailed() answers.
     void exportReview(const QString &path);
@@ -118,20 +116,12 @@ Q_SIGNALS:
     void revalidated(qint64 oldId, qint64 newId);
     void exported(qint64 id, const QString &path);
 
-protected:
-    bool eventFilter(QObject *watched, QEvent *event) override;
-
 private:
     void buildUi();
-    QWidget *buildTotalsPage();
     void reviewArrived(const backfill::Review &review);
     void updateHeader();
     void updateRules();
     void updateActions();
-    void rebuildMeasureMenus();
-    void applyShownMeasures(const QStringList &measures);
-    // As many measures as fit the table's width: those with problems or changes first.
-    QStringList measuresThatFit() const;
     void approveClicked(bool overriding);
     void confirmOverride(const QString &note, const QString &reason);
     void startPublish(const QString &note, const QString &reason);
@@ -162,11 +152,6 @@ private:
     bool m_revalidateAfterAbandon = false;  // the abandon is a re-validate's first step
     qint64 m_openedAtMs = 0;
     qint64 m_loadMs = -1;
-    QStringList m_chartMeasures;
-    QStringList m_shownMeasures;
-    bool m_measuresChosen = false;  // the user picked the table's measures (for m_measuresModel)
-    QString m_measuresModel;
-    std::vector<int> m_columnWidths;  // the table's columns as sized to their contents
 
     QLabel *m_title = nullptr;
     QLabel *m_subtitle = nullptr;
@@ -176,12 +161,7 @@ private:
     qint64 m_cascadeRoot = 0;
     RulesPanel *m_rules = nullptr;
     QTabWidget *m_tabs = nullptr;
-    QButtonGroup *m_filterGroup = nullptr;
-    QToolButton *m_measuresButton = nullptr;
-    QToolButton *m_chartButton = nullptr;
-    QLabel *m_rowsNote = nullptr;
-    QTableView *m_table = nullptr;
-    ReviewChart *m_chart = nullptr;
+    TotalsPage *m_totals = nullptr;
     BoundaryInspector *m_inspector = nullptr;
     HistoryView *m_history = nullptr;
     QLabel *m_actionNote = nullptr;
