@@ -57,134 +57,14 @@ ReviewScreen::ReviewScreen(model::EngineClient *engine, QWidget *parent)
     m_proxy->setSourceModel(m_model);
     buildUi();
 
-    connect(m_engine, &model::EngineClient::reviewFinished, this, [this](quint64 token, const backfill::Review &r) {
-        if (token != m_reviewToken)
-            return;
-        m_reviewToken = 0;
-        reviewArrived(r);
-    });
-    connect(m_engine, &model::EngineClient::factsFinished, this, [this](quint64 token, const backfill::ReviewFacts &f) {
-        if (token != m_factsToken)
-            return;
-        m_factsToken = 0;
-        m_facts = f;
-        m_haveFacts = true;
-        updateHeader();
-        updateRules();
-        updateActions();
-        Q_EMIT factsLoaded(m_id);
-    });
-    connect(m_engine, &model::EngineClient::packetDataFinished, this,
-            [this](quint64 token, const backfill::ReviewPacketData &data) {
-                if (token != m_packetToken)
-                    return;
-                m_packetToken = 0;
-                QString error;
-                if (!model::ReviewPacket(data).write(m_packetPath, &error)) {
-                    setNote(error, true);
-                    Q_EMIT actionFailed(m_id, model::DatabaseError{warehouse::ErrorKind::Usage, {}, error, {}, {}});
-                    return;
-                }
-                setNote(tr("Exported the review of backfill %1 to %2.").arg(data.review.backfillId).arg(m_packetPath), false);
-                Q_EMIT exported(data.review.backfillId, m_packetPath);
-            });
-    connect(m_engine, &model::EngineClient::publishFinished, this, [this](quint64 token, const backfill::PublishOutcome &o) {
-        if (token != m_publishToken)
-            return;
-        m_publishToken = 0;
-        m_busy->hide();
-        setNote(tr("Published backfill %1: %L2 rows replaced by %L3, approved by %4. Undo restores the replaced rows.")
-                    .arg(o.id)
-                    .arg(o.rowsReplaced)
-                    .arg(o.rowsInserted)
-                    .arg(q(o.approver)));
-        const QString note = m_actionNote->text();
-        openBackfill(m_id);
-        m_outcomeNote = note;
-        m_outcomeProblem = false;
-        setNote(note);
-        Q_EMIT published(o.id, o);
-    });
-    connect(m_engine, &model::EngineClient::undoFinished, this, [this](quint64 token, const backfill::UndoOutcome &o) {
-        if (token != m_undoToken)
-            return;
-        m_undoToken = 0;
-        m_busy->hide();
-        const QString note = tr("Undone: %L1 archived rows restored, %L2 published rows removed.").arg(o.rowsRestored).arg(o.rowsRemoved);
-        openBackfill(m_id);
-        m_outcomeNote = note;
-        m_outcomeProblem = false;
-        setNote(note);
-        Q_EMIT undone(o.id, o);
-    });
-    connect(m_engine, &model::EngineClient::abandonFinished, this, [this](quint64 token) {
-        if (token != m_abandonToken)
-            return;
-        m_abandonToken = 0;
-        if (!m_revalidateAfterAbandon) {
-            m_busy->hide();
-            m_outcomeNote = tr("Abandoned backfill %1: its staged rows are dropped and the window is free. Nothing was published.").arg(m_id);
-            m_outcomeProblem = false;
-            openBackfill(m_id);
-            return;
-        }
-        m_revalidateAfterAbandon = false;
-        backfill::BackfillRequest request;
-        request.model = m_review.model;
-        request.from = m_review.from;
-        request.to = m_review.to;
-        setBusy(tr("Re-validating %1 against the data as it is now…").arg(windowText(m_review.from, m_review.to)));
-        m_backfillToken = m_engine->backfill(request);
-    });
-    connect(m_engine, &model::EngineClient::backfillFinished, this, [this](quint64 token, const backfill::BackfillOutcome &o) {
-        if (token != m_backfillToken)
-            return;
-        m_backfillToken = 0;
-        m_busy->hide();
-        const qint64 old = m_id;
-        openBackfill(o.id);
-        Q_EMIT revalidated(old, o.id);
-    });
-    connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
-        if (token == m_packetToken) {
-            m_packetToken = 0;
-            setNote(tr("Could not export the review: %1").arg(e.sentence()), true);
-            Q_EMIT actionFailed(m_id, e);
-            return;
-        }
-        if (token == m_factsToken) {
-            m_factsToken = 0;
-            setNote(tr("Could not read the backfill's claim and scope: %1").arg(e.sentence()), true);
-            return;
-        }
-        if (token == m_reviewToken) {
-            m_reviewToken = 0;
-            m_title->setText(tr("Backfill %1").arg(m_id));
-            setNote(tr("Could not load the review: %1").arg(e.sentence()), true);
-            return;
-        }
-        if (token == m_publishToken) {
-            m_publishToken = 0;
-            publishFailed(e);
-            return;
-        }
-        if (token == m_undoToken && isDrift(e)) {
-            m_undoToken = 0;
-            m_busy->hide();
-            setNote(tr("Nothing was undone: %1").arg(e.sentence()), true);
-            updateActions();
-            offerUndoOverride(e);
-            Q_EMIT actionFailed(m_id, e);
-            return;
-        }
-        if (token == m_undoToken || token == m_abandonToken || token == m_backfillToken) {
-            m_undoToken = m_abandonToken = m_backfillToken = 0;
-            m_busy->hide();
-            setNote(e.sentence(), true);
-            updateActions();
-            Q_EMIT actionFailed(m_id, e);
-        }
-    });
+    connect(m_engine, &model::EngineClient::reviewFinished, this, &ReviewScreen::reviewFinished);
+    connect(m_engine, &model::EngineClient::factsFinished, this, &ReviewScreen::factsFinished);
+    connect(m_engine, &model::EngineClient::packetDataFinished, this, &ReviewScreen::packetDataFinished);
+    connect(m_engine, &model::EngineClient::publishFinished, this, &ReviewScreen::publishFinished);
+    connect(m_engine, &model::EngineClient::undoFinished, this, &ReviewScreen::undoFinished);
+    connect(m_engine, &model::EngineClient::abandonFinished, this, &ReviewScreen::abandonFinished);
+    connect(m_engine, &model::EngineClient::backfillFinished, this, &ReviewScreen::backfillFinished);
+    connect(m_engine, &model::EngineClient::failed, this, &ReviewScreen::requestFailed);
     connect(m_history, &HistoryView::backfillActivated, this, [this](qint64 id) {
         openBackfill(id);
         showTotals();
@@ -193,12 +73,178 @@ ReviewScreen::ReviewScreen(model::EngineClient *engine, QWidget *parent)
 
 ReviewScreen::~ReviewScreen() = default;
 
+void ReviewScreen::reviewFinished(quint64 token, const backfill::Review &r)
+{
+    if (token != m_reviewToken)
+        return;
+    m_reviewToken = 0;
+    reviewArrived(r);
+}
+
+void ReviewScreen::factsFinished(quint64 token, const backfill::ReviewFacts &f)
+{
+    if (token != m_factsToken)
+        return;
+    m_factsToken = 0;
+    m_facts = f;
+    m_haveFacts = true;
+    updateHeader();
+    updateRules();
+    updateActions();
+    Q_EMIT factsLoaded(m_id);
+}
+
+void ReviewScreen::packetDataFinished(quint64 token, const backfill::ReviewPacketData &data)
+{
+    if (token != m_packetToken)
+        return;
+    m_packetToken = 0;
+    QString error;
+    if (!model::ReviewPacket(data).write(m_packetPath, &error)) {
+        setNote(error, true);
+        Q_EMIT actionFailed(m_id, model::DatabaseError{warehouse::ErrorKind::Usage, {}, error, {}, {}});
+        return;
+    }
+    setNote(tr("Exported the review of backfill %1 to %2.").arg(data.review.backfillId).arg(m_packetPath), false);
+    Q_EMIT exported(data.review.backfillId, m_packetPath);
+}
+
+void ReviewScreen::publishFinished(quint64 token, const backfill::PublishOutcome &o)
+{
+    if (token != m_publishToken)
+        return;
+    m_publishToken = 0;
+    m_busy->hide();
+    setNote(tr("Published backfill %1: %L2 rows replaced by %L3, approved by %4. Undo restores the replaced rows.")
+                .arg(o.id)
+                .arg(o.rowsReplaced)
+                .arg(o.rowsInserted)
+                .arg(q(o.approver)));
+    const QString note = m_actionNote->text();
+    openBackfill(m_id);
+    m_outcomeNote = note;
+    m_outcomeProblem = false;
+    setNote(note);
+    Q_EMIT published(o.id, o);
+}
+
+void ReviewScreen::undoFinished(quint64 token, const backfill::UndoOutcome &o)
+{
+    if (token != m_undoToken)
+        return;
+    m_undoToken = 0;
+    m_busy->hide();
+    const QString note = tr("Undone: %L1 archived rows restored, %L2 published rows removed.").arg(o.rowsRestored).arg(o.rowsRemoved);
+    openBackfill(m_id);
+    m_outcomeNote = note;
+    m_outcomeProblem = false;
+    setNote(note);
+    Q_EMIT undone(o.id, o);
+}
+
+void ReviewScreen::abandonFinished(quint64 token)
+{
+    if (token != m_abandonToken)
+        return;
+    m_abandonToken = 0;
+    if (!m_revalidateAfterAbandon) {
+        m_busy->hide();
+        m_outcomeNote = tr("Abandoned backfill %1: its staged rows are dropped and the window is free. Nothing was published.").arg(m_id);
+        m_outcomeProblem = false;
+        openBackfill(m_id);
+        return;
+    }
+    m_revalidateAfterAbandon = false;
+    backfill::BackfillRequest request;
+    request.model = m_review.model;
+    request.from = m_review.from;
+    request.to = m_review.to;
+    setBusy(tr("Re-validating %1 against the data as it is now…").arg(windowText(m_review.from, m_review.to)));
+    m_backfillToken = m_engine->backfill(request);
+}
+
+void ReviewScreen::backfillFinished(quint64 token, const backfill::BackfillOutcome &o)
+{
+    if (token != m_backfillToken)
+        return;
+    m_backfillToken = 0;
+    m_busy->hide();
+    const qint64 old = m_id;
+    openBackfill(o.id);
+    Q_EMIT revalidated(old, o.id);
+}
+
+void ReviewScreen::requestFailed(quint64 token, const model::DatabaseError &e)
+{
+    if (token == m_packetToken) {
+        m_packetToken = 0;
+        setNote(tr("Could not export the review: %1").arg(e.sentence()), true);
+        Q_EMIT actionFailed(m_id, e);
+        return;
+    }
+    if (token == m_factsToken) {
+        m_factsToken = 0;
+        setNote(tr("Could not read the backfill's claim and scope: %1").arg(e.sentence()), true);
+        return;
+    }
+    if (token == m_reviewToken) {
+        m_reviewToken = 0;
+        m_title->setText(tr("Backfill %1").arg(m_id));
+        setNote(tr("Could not load the review: %1").arg(e.sentence()), true);
+        return;
+    }
+    if (token == m_publishToken) {
+        m_publishToken = 0;
+        publishFailed(e);
+        return;
+    }
+    if (token == m_undoToken && isDrift(e)) {
+        m_undoToken = 0;
+        m_busy->hide();
+        setNote(tr("Nothing was undone: %1").arg(e.sentence()), true);
+        updateActions();
+        offerUndoOverride(e);
+        Q_EMIT actionFailed(m_id, e);
+        return;
+    }
+    if (token == m_undoToken || token == m_abandonToken || token == m_backfillToken) {
+        m_undoToken = m_abandonToken = m_backfillToken = 0;
+        m_busy->hide();
+        setNote(e.sentence(), true);
+        updateActions();
+        Q_EMIT actionFailed(m_id, e);
+    }
+}
+
 void ReviewScreen::buildUi()
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 12, 16, 10);
     layout->setSpacing(8);
+    buildHeader(layout);
 
+    m_rules = new RulesPanel(this);
+    layout->addWidget(m_rules);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("reviewTabs"));
+    m_tabs->setDocumentMode(true);
+    m_totals = new TotalsPage(m_model, m_proxy);
+    connect(m_totals, &TotalsPage::partitionActivated, this, [this](const QString &p) { showInspector(p); });
+    m_tabs->addTab(m_totals, tr("Totals"));
+    m_inspector = new BoundaryInspector(m_engine, m_tabs);
+    m_tabs->addTab(m_inspector, tr("Boundary Inspector"));
+    m_history = new HistoryView(m_engine, m_tabs);
+    m_tabs->addTab(m_history, tr("History"));
+    layout->addWidget(m_tabs, 1);
+
+    layout->addLayout(buildActions());
+}
+
+// The title, what the backfill is (status, validation, who, notes), a cascade's members
+// and why validation failed.
+void ReviewScreen::buildHeader(QVBoxLayout *layout)
+{
     m_title = new QLabel(tr("No backfill open"), this);
     m_title->setObjectName(QStringLiteral("reviewTitle"));
     QFont big = m_title->font();
@@ -231,22 +277,11 @@ void ReviewScreen::buildUi()
     m_validation->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_validation->hide();
     layout->addWidget(m_validation);
+}
 
-    m_rules = new RulesPanel(this);
-    layout->addWidget(m_rules);
-
-    m_tabs = new QTabWidget(this);
-    m_tabs->setObjectName(QStringLiteral("reviewTabs"));
-    m_tabs->setDocumentMode(true);
-    m_totals = new TotalsPage(m_model, m_proxy);
-    connect(m_totals, &TotalsPage::partitionActivated, this, [this](const QString &p) { showInspector(p); });
-    m_tabs->addTab(m_totals, tr("Totals"));
-    m_inspector = new BoundaryInspector(m_engine, m_tabs);
-    m_tabs->addTab(m_inspector, tr("Boundary Inspector"));
-    m_history = new HistoryView(m_engine, m_tabs);
-    m_tabs->addTab(m_history, tr("History"));
-    layout->addWidget(m_tabs, 1);
-
+// The note on what is possible or what happened, the busy bar and the action buttons.
+QLayout *ReviewScreen::buildActions()
+{
     auto *actions = new QHBoxLayout;
     m_actionNote = new QLabel(this);
     m_actionNote->setObjectName(QStringLiteral("actionNote"));
@@ -286,7 +321,6 @@ void ReviewScreen::buildUi()
     actions->addWidget(m_abandon);
     actions->addWidget(m_override);
     actions->addWidget(m_approve);
-    layout->addLayout(actions);
     m_undo->hide();
     m_abandon->hide();
     m_override->hide();
@@ -310,6 +344,7 @@ void ReviewScreen::buildUi()
         if (!path.isEmpty())
             exportReview(path);
     });
+    return actions;
 }
 
 void ReviewScreen::exportReview(const QString &path)

@@ -24,15 +24,16 @@
 #include <QSet>
 #include <QWidget>
 
-
 class QTabBar;
 class QChartView;
 class QLabel;
+class QLayout;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
 class QTableView;
 class QToolButton;
+class QVBoxLayout;
 
 namespace reprint::model {
 class EngineClient;
@@ -118,6 +119,17 @@ Q_SIGNALS:
 
 private:
     void buildUi();
+    void buildHeader(QVBoxLayout *layout);
+    QLayout *buildActions();
+    // The engine client's answers; each handles only the token this screen asked for.
+    void reviewFinished(quint64 token, const backfill::Review &review);
+    void factsFinished(quint64 token, const backfill::ReviewFacts &facts);
+    void packetDataFinished(quint64 token, const backfill::ReviewPacketData &data);
+    void publishFinished(quint64 token, const backfill::PublishOutcome &outcome);
+    void undoFinished(quint64 token, const backfill::UndoOutcome &outcome);
+    void abandonFinished(quint64 token);
+    void backfillFinished(quint64 token, const backfill::BackfillOutcome &outcome);
+    void requestFailed(quint64 token, const model::DatabaseError &error);
     void reviewArrived(const backfill::Review &review);
     void updateHeader();
     void updateRules();
