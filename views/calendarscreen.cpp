@@ -1,6 +1,7 @@
 #include "calendarscreen.h"
 
 #include "calendarview.h"
+#include "darkpalette.h"
 #include "partitioncalendarmodel.h"
 
 #include <QApplication>
@@ -52,11 +53,6 @@ namespace {
 QString q(const std::string &s)
 {
     return QString::fromStdString(s);
-}
-
-bool isDark(const QColor &c)
-{
-    return 0.299 * c.redF() + 0.587 * c.greenF() + 0.114 * c.blueF() < 0.55;
 }
 
 // How many partitions one request for the checks covers: each check is a scan of its

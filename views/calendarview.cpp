@@ -1,4 +1,5 @@
 #include "calendarview.h"
+#include "darkpalette.h"
 
 #include "partitioncalendarmodel.h"
 
@@ -21,11 +22,6 @@ QColor withAlpha(QColor c, int alpha)
 {
     c.setAlpha(alpha);
     return c;
-}
-
-bool isDark(const QColor &c)
-{
-    return 0.299 * c.redF() + 0.587 * c.greenF() + 0.114 * c.blueF() < 0.55;
 }
 
 const QColor kTodayRing(0xf0, 0x8c, 0x00);
