@@ -1,5 +1,6 @@
 #include "calendarscreen.h"
 
+#include "calendarlegend.h"
 #include "calendarview.h"
 #include "darkpalette.h"
 #include "partitioncalendarmodel.h"
@@ -24,8 +25,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
-#include <QPainter>
-#include <QPainterPath>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -121,189 +120,6 @@ QFrame *banner(QWidget *parent, const QColor &tint, const QString &objectName)
 }
 
 } // namespace
-
-// The legend under the calendar: the current metric's colours, then the marks that
-// do not depend on it. Its height is that of its entries wrapped at its width, worked
-// out by the layout (heightForWidth), so the calendar above it never moves after a paint.
-class CalendarLegend : public QWidget {
-public:
-    explicit CalendarLegend(QWidget *parent = nullptr)
-        : QWidget(parent)
-    {
-        QSizePolicy policy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-        policy.setHeightForWidth(true);
-        setSizePolicy(policy);
-    }
-
-    void setEntries(const QList<PartitionCalendarModel::LegendEntry> &entries, const QString &title)
-    {
-        m_entries = entries;
-        m_title = title;
-        updateGeometry();
-        update();
-    }
-
-    bool hasHeightForWidth() const override { return true; }
-    int heightForWidth(int width) const override { return place(width).lines * lineHeight() + 6; }
-    QSize sizeHint() const override { return {600, heightForWidth(600)}; }
-    QSize minimumSizeHint() const override { return {200, heightForWidth(width() > 0 ? width() : 600)}; }
-
-protected:
-    void resizeEvent(QResizeEvent *event) override
-    {
-        QWidget::resizeEvent(event);
-        if (heightForWidth(width()) != height())
-            updateGeometry();
-    }
-
-    void paintEvent(QPaintEvent *) override
-    {
-        QPainter p(this);
-        const QPalette pal = palette();
-        const QColor text = pal.color(QPalette::WindowText);
-        const QColor quiet = pal.color(QPalette::PlaceholderText);
-        const QColor base = pal.color(QPalette::Base);
-        const bool dark = isDark(base);
-        const int s = swatchSize();
-        const Placement placed = place(width());
-        std::size_t next = 0;
-        auto heading = [&](const QString &label) {
-            p.setPen(quiet);
-            p.drawText(placed.rects.at(next++), Qt::AlignLeft | Qt::AlignVCenter, label);
-        };
-        auto item = [&](auto drawSwatch, const QString &label) {
-            const QRect r = placed.rects.at(next++);
-            drawSwatch(QRect(r.x(), r.y() + (lineHeight() - s) / 2, s, s));
-            p.setPen(text);
-            p.drawText(r.adjusted(s + 6, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, label);
-        };
-        heading(m_title);
-        for (const auto &e : m_entries)
-            item([&](const QRect &r) { p.fillRect(r, e.colour); }, e.label);
-        heading(marksHeading());
-        const QStringList marks = markLabels();
-        item(
-            [&](const QRect &r) {
-                p.fillRect(r, QColor(0xd6, 0x45, 0x45));
-                QPainterPath tri;
-                const int t = r.width() * 11 / 20;
-                tri.moveTo(r.right() + 1 - t, r.top());
-                tri.lineTo(r.right() + 1, r.top());
-                tri.lineTo(r.right() + 1, r.top() + t);
-                tri.closeSubpath();
-                p.fillPath(tri, dark ? Qt::white : QColor(25, 25, 28));
-            },
-            marks.at(0));
-        item(
-            [&](const QRect &r) {
-                p.fillRect(r, base);
-                QColor h = text;
-                h.setAlpha(dark ? 110 : 90);
-                p.fillRect(r, QBrush(h, Qt::BDiagPattern));
-                h.setAlpha(110);
-                p.setPen(h);
-                p.drawRect(r.adjusted(0, 0, -1, -1));
-            },
-            marks.at(1));
-        item(
-            [&](const QRect &r) {
-                QColor c = text;
-                c.setAlpha(28);
-                p.fillRect(r, c);
-            },
-            marks.at(2));
-        item(
-            [&](const QRect &r) {
-                QColor c = text;
-                c.setAlpha(60);
-                p.setPen(c);
-                p.drawRect(r.adjusted(0, 0, -1, -1));
-            },
-            marks.at(3));
-        item(
-            [&](const QRect &r) {
-                p.setPen(QPen(QColor(0xf0, 0x8c, 0x00), 2));
-                p.drawRect(r.adjusted(1, 1, -1, -1));
-            },
-            marks.at(4));
-        item(
-            [&](const QRect &r) {
-                p.setPen(QPen(text, 1, Qt::DashLine));
-                p.drawRect(r.adjusted(1, 1, -2, -2));
-            },
-            marks.at(5));
-        item(
-            [&](const QRect &r) {
-                p.fillRect(r, dark ? QColor(255, 255, 255, 30) : QColor(0, 40, 120, 28));
-            },
-            marks.at(6));
-        item(
-            [&](const QRect &r) {
-                const QColor highlight = pal.color(QPalette::Highlight);
-                QColor fill = highlight;
-                fill.setAlpha(70);
-                p.fillRect(r, fill);
-                p.setPen(QPen(highlight, 2));
-                p.drawRect(r.adjusted(1, 1, -1, -1));
-            },
-            marks.at(7));
-    }
-
-private:
-    // Where each heading and entry goes at a width: the metric's row, then the marks'
-    // row, each wrapped where the next entry would not fit.
-    struct Placement {
-        std::vector<QRect> rects;
-        int lines = 0;
-    };
-
-    Placement place(int width) const
-    {
-        const QFontMetrics fm(font());
-        const int s = swatchSize();
-        Placement out;
-        int x = 4;
-        int y = 3;
-        auto heading = [&](const QString &label) {
-            const int w = fm.horizontalAdvance(label) + 10;
-            out.rects.emplace_back(x, y, w, lineHeight());
-            x += w;
-        };
-        auto item = [&](const QString &label) {
-            const int w = s + 6 + fm.horizontalAdvance(label) + 18;
-            if (x + w > width && x > 4) {
-                x = 4;
-                y += lineHeight();
-            }
-            out.rects.emplace_back(x, y, w, lineHeight());
-            x += w;
-        };
-        heading(m_title);
-        for (const auto &e : m_entries)
-            item(e.label);
-        x = 4;
-        y += lineHeight();
-        heading(marksHeading());
-        for (const QString &label : markLabels())
-            item(label);
-        out.lines = (y - 3) / lineHeight() + 1;
-        return out;
-    }
-
-    static QString marksHeading() { return tr("Marks:"); }
-    // In the order paintEvent draws their swatches.
-    static QStringList markLabels()
-    {
-        return {tr("fails a check"), tr("no rows"),  tr("not read yet"), tr("future"),
-                tr("today"),         tr("claimed"), tr("weekend"),      tr("in the window")};
-    }
-
-    int lineHeight() const { return fontMetrics().height() + 6; }
-    int swatchSize() const { return fontMetrics().height() - 3; }
-
-    QList<PartitionCalendarModel::LegendEntry> m_entries;
-    QString m_title;
-};
 
 CalendarScreen::CalendarScreen(model::EngineClient *engine, QWidget *parent)
     : QWidget(parent)
