@@ -73,12 +73,6 @@ QString namesText(const PartitionCalendarModel &calendar, int first, int last)
     return first == last ? a : a + QStringLiteral(" .. ") + q(calendar.partition(last).name);
 }
 
-// "1 partition", "6 partitions" (the source strings carry no %n plural forms).
-QString count(int n, const QString &one, const QString &many)
-{
-    return (n == 1 ? one : many).arg(QLocale().toString(n));
-}
-
 // The width of `text` (a label's, '&' marking the mnemonic) drawn one letter at a time.
 int unkernedWidth(const QFontMetrics &metrics, QString text)
 {
@@ -1033,12 +1027,12 @@ void CalendarScreen::updatePlan()
         return;
     }
     const QLocale locale;
-    QString summary = count(m_plan.partitions, tr("%1 partition"), tr("%1 partitions"))
+    QString summary = model::partitionsText(m_plan.partitions)
         + (m_plan.partitions == 1 ? tr(", %1").arg(m_plan.from) : tr(", %1 .. %2").arg(m_plan.from, m_plan.to));
     QString rows = tr("≈ %1 rows").arg(locale.toString(m_plan.rows));
     if (m_plan.partitionsWithoutStatus > 0)
         rows += tr(" (%1 not read yet)")
-                    .arg(count(m_plan.partitionsWithoutStatus, tr("%1 partition"), tr("%1 partitions")));
+                    .arg(model::partitionsText(m_plan.partitionsWithoutStatus));
     const QString time = m_plan.estimateText();
     m_planSummary->setText(summary + QStringLiteral("<br>") + rows + QStringLiteral(" · ") + time);
     m_planSummary->setTextFormat(Qt::RichText);
@@ -1048,7 +1042,7 @@ void CalendarScreen::updatePlan()
     for (const auto &d : m_plan.downstream)
         downstream << tr("%1 %2 (%3)")
                           .arg(d.model, d.from == d.to ? d.from : d.from + QStringLiteral(" .. ") + d.to,
-                               count(d.partitions, tr("%1 partition"), tr("%1 partitions")));
+                               model::partitionsText(d.partitions));
     m_planDownstream->setText(downstream.isEmpty() ? tr("none")
                                                    : downstream.join(QStringLiteral("; "))
                                   + (m_plan.cascade ? tr(" (staged too)") : tr(" (only with Cascade)")));
@@ -1105,10 +1099,10 @@ void CalendarScreen::confirmStart()
         return l;
     };
     form->addRow(tr("Window"), value(QStringLiteral("confirmWindow"),
-                                     tr("%1 (%2)").arg(window, count(plan->partitions, tr("%1 partition"), tr("%1 partitions")))));
+                                     tr("%1 (%2)").arg(window, model::partitionsText(plan->partitions))));
     QString rows = tr("≈ %1 rows now").arg(locale.toString(plan->rows));
     if (plan->partitionsWithoutStatus > 0)
-        rows += tr(" (%1 not read yet)").arg(count(plan->partitionsWithoutStatus, tr("%1 partition"), tr("%1 partitions")));
+        rows += tr(" (%1 not read yet)").arg(model::partitionsText(plan->partitionsWithoutStatus));
     form->addRow(tr("Rows"), value(QStringLiteral("confirmRows"), rows));
     form->addRow(tr("Time"), value(QStringLiteral("confirmTime"), plan->estimateText()));
     form->addRow(tr("Boundary"), value(QStringLiteral("confirmBoundary"),
@@ -1117,7 +1111,7 @@ void CalendarScreen::confirmStart()
     auto downstreamText = [this](const model::Plan::Downstream &d, bool cascade) {
         return tr("%1, %2 (%3): %4")
             .arg(d.model, d.from == d.to ? d.from : tr("%1 .. %2").arg(d.from, d.to),
-                 count(d.partitions, tr("%1 partition"), tr("%1 partitions")),
+                 model::partitionsText(d.partitions),
                  d.staged      ? tr("staged and validated too, published together")
                      : !cascade ? tr("not staged (Cascade is off): stale once this is published")
                      : d.leftOut ? tr("left out: stale once this is published")
