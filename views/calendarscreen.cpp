@@ -4,6 +4,7 @@
 #include "calendarlegend.h"
 #include "calendarview.h"
 #include "partitioncalendarmodel.h"
+#include "startbackfilldialog.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -11,7 +12,6 @@
 #include <QComboBox>
 #include <QCryptographicHash>
 #include <QDialog>
-#include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
 #include <QFuture>
@@ -1050,137 +1050,14 @@ void CalendarScreen::confirmStart()
     if (auto *old = findChild<QDialog *>(QStringLiteral("confirmBackfill")))
         old->close();
     // The plan the dialog starts: the one shown, less the downstream models left out in it.
-    auto plan = std::make_shared<model::Plan>(m_plan);
-    const QString warning = warningText();
-    const QLocale locale;
-
-    auto *dialog = new QDialog(this);
-    dialog->setObjectName(QStringLiteral("confirmBackfill"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(tr("Start backfill of %1").arg(plan->model));
-    auto *layout = new QVBoxLayout(dialog);
-    layout->setSpacing(10);
-    const QString window = plan->from == plan->to ? plan->from : tr("%1 .. %2").arg(plan->from, plan->to);
-    auto *heading = new QLabel(tr("<b>Stage and validate %1, %2?</b><br>Nothing is published: the backfill waits for "
-                                  "its review and your approval.")
-                                   .arg(plan->model.toHtmlEscaped(), window),
-                               dialog);
-    heading->setWordWrap(true);
-    layout->addWidget(heading);
-
-    auto *form = new QFormLayout;
-    form->setHorizontalSpacing(14);
-    form->setVerticalSpacing(6);
-    auto value = [dialog](const QString &name, const QString &text) {
-        auto *l = new QLabel(text, dialog);
-        l->setObjectName(name);
-        l->setWordWrap(true);
-        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        l->setMinimumWidth(420);
-        return l;
+    auto replan = [this, first = m_view->selectionFirst(), last = m_view->selectionLast()](const QStringList &leaveOut) {
+        return model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, true, m_throughput, leaveOut);
     };
-    form->addRow(tr("Window"), value(QStringLiteral("confirmWindow"),
-                                     tr("%1 (%2)").arg(window, model::partitionsText(plan->partitions))));
-    QString rows = tr("≈ %1 rows now").arg(locale.toString(plan->rows));
-    if (plan->partitionsWithoutStatus > 0)
-        rows += tr(" (%1 not read yet)").arg(model::partitionsText(plan->partitionsWithoutStatus));
-    form->addRow(tr("Rows"), value(QStringLiteral("confirmRows"), rows));
-    form->addRow(tr("Time"), value(QStringLiteral("confirmTime"), plan->estimateText()));
-    form->addRow(tr("Boundary"), value(QStringLiteral("confirmBoundary"),
-                                       tr("row-level diff of %1; %2 must not change")
-                                           .arg(plan->diffPartitions.join(tr(" and ")), plan->outsidePartitions.join(tr(" and ")))));
-    auto downstreamText = [this](const model::Plan::Downstream &d, bool cascade) {
-        return tr("%1, %2 (%3): %4")
-            .arg(d.model, d.from == d.to ? d.from : tr("%1 .. %2").arg(d.from, d.to),
-                 model::partitionsText(d.partitions),
-                 d.staged      ? tr("staged and validated too, published together")
-                     : !cascade ? tr("not staged (Cascade is off): stale once this is published")
-                     : d.leftOut ? tr("left out: stale once this is published")
-                                 : tr("not staged: it reads a model left out, so it is stale too"));
-    };
-    auto *command = value(QStringLiteral("confirmCommand"), plan->command());
-    if (plan->downstream.isEmpty() || !plan->cascade) {
-        QStringList downstream;
-        for (const auto &d : plan->downstream)
-            downstream << downstreamText(d, plan->cascade);
-        form->addRow(tr("Downstream"), value(QStringLiteral("confirmDownstream"),
-                                             downstream.isEmpty() ? tr("none") : downstream.join(QLatin1Char('\n'))));
-    } else {
-        // A cascade: one box per downstream model; unticked, it is left out (and stale).
-        auto *box = new QWidget(dialog);
-        box->setObjectName(QStringLiteral("confirmDownstream"));
-        auto *boxLayout = new QVBoxLayout(box);
-        boxLayout->setContentsMargins(0, 0, 0, 0);
-        boxLayout->setSpacing(2);
-        QList<QCheckBox *> boxes;
-        for (const auto &d : plan->downstream) {
-            auto *check = new QCheckBox(downstreamText(d, true), box);
-            check->setObjectName(QStringLiteral("stage_") + d.model);
-            check->setChecked(d.staged);
-            boxLayout->addWidget(check);
-            boxes << check;
-        }
-        auto refresh = [this, plan, boxes, command, downstreamText, first = m_view->selectionFirst(), last = m_view->selectionLast()] {
-            QStringList leaveOut;
-            for (QCheckBox *check : boxes)
-                if (!check->isChecked() && check->isEnabled())
-                    leaveOut << check->objectName().mid(6);
-            *plan = model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, true, m_throughput, leaveOut);
-            for (int i = 0; i < boxes.size() && i < plan->downstream.size(); ++i) {
-                const auto &d = plan->downstream.at(i);
-                const QSignalBlocker block(boxes[i]);
-                boxes[i]->setText(downstreamText(d, true));
-                boxes[i]->setChecked(d.staged);
-                // A model that reads one left out cannot be staged on its own.
-                boxes[i]->setEnabled(d.staged || d.leftOut);
-            }
-            command->setText(plan->command());
-        };
-        for (QCheckBox *check : boxes)
-            connect(check, &QCheckBox::toggled, dialog, refresh);
-        form->addRow(tr("Downstream"), box);
-    }
-    command->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    form->addRow(tr("Same as"), command);
-    layout->addLayout(form);
-
-    if (!warning.isEmpty()) {
-        auto *note = banner(dialog, QColor(0xe0, 0xa8, 0x2e), QStringLiteral("confirmWarning"));
-        auto *bannerLayout = new QHBoxLayout(note);
-        bannerLayout->setContentsMargins(10, 6, 10, 6);
-        auto *icon = new QLabel(note);
-        icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(18, 18));
-        auto *text = new QLabel(note);
-        text->setObjectName(QStringLiteral("confirmWarningText"));
-        text->setWordWrap(true);
-        text->setText(m_warningLabel->text());
-        bannerLayout->addWidget(icon, 0, Qt::AlignTop);
-        bannerLayout->addWidget(text, 1);
-        layout->addWidget(note);
-    }
-
-    auto *buttons = new QDialogButtonBox(dialog);
-    QPushButton *start = buttons->addButton(warning.isEmpty() ? tr("Start backfill") : tr("Start anyway"),
-                                            QDialogButtonBox::AcceptRole);
-    start->setObjectName(QStringLiteral("confirmStart"));
-    QPushButton *cancel = buttons->addButton(QDialogButtonBox::Cancel);
-    cancel->setObjectName(QStringLiteral("confirmCancel"));
-    if (!warning.isEmpty()) {
-        QPushButton *widenButton = buttons->addButton(
-            tr("Widen to %1").arg(namesText(*m_calendar, m_widenFirst, m_widenLast)), QDialogButtonBox::ResetRole);
-        widenButton->setObjectName(QStringLiteral("confirmWiden"));
-        connect(widenButton, &QPushButton::clicked, dialog, [this, dialog] {
-            widen();
-            dialog->reject();
-        });
-    }
-    // With the warning shown, Enter does not start what it warns about.
-    (warning.isEmpty() ? start : cancel)->setDefault(true);
-    (warning.isEmpty() ? start : cancel)->setFocus();
-    connect(buttons, &QDialogButtonBox::accepted, dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-    connect(dialog, &QDialog::accepted, this, [this, plan] { Q_EMIT backfillRequested(plan->request()); });
-    layout->addWidget(buttons);
+    const bool warned = !warningText().isEmpty();
+    auto *dialog = new StartBackfillDialog(m_plan, replan, warned ? m_warningLabel->text() : QString(),
+                                           warned ? namesText(*m_calendar, m_widenFirst, m_widenLast) : QString(), this);
+    connect(dialog, &StartBackfillDialog::widenRequested, this, &CalendarScreen::widen);
+    connect(dialog, &StartBackfillDialog::startRequested, this, &CalendarScreen::backfillRequested);
     dialog->open();
     Q_EMIT confirmationShown();
 }
