@@ -4,11 +4,9 @@
 #include "calendarlegend.h"
 #include "calendarview.h"
 #include "partitioncalendarmodel.h"
+#include "planbox.h"
 #include "startbackfilldialog.h"
 
-#include <QApplication>
-#include <QCheckBox>
-#include <QClipboard>
 #include <QComboBox>
 #include <QCryptographicHash>
 #include <QDialog>
@@ -18,9 +16,6 @@
 #include <QPromise>
 #include <QThreadPool>
 #include <QFileInfo>
-#include <QFontDatabase>
-#include <QFormLayout>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -146,7 +141,8 @@ void CalendarScreen::buildUi()
     layout->addWidget(buildCalendarPane(), 1);
     layout->addLayout(buildWindowFields());
     layout->addWidget(buildScopeNotice());
-    layout->addWidget(buildPlanBox());
+    m_planBox = new PlanBox(this);
+    layout->addWidget(m_planBox);
     connectUi();
 }
 
@@ -352,73 +348,6 @@ QWidget *CalendarScreen::buildScopeNotice()
 }
 
 // The plan of the selected window, its command line and Start backfill.
-QWidget *CalendarScreen::buildPlanBox()
-{
-    auto *planBox = new QGroupBox(tr("Plan"), this);
-    planBox->setObjectName(QStringLiteral("plan"));
-    auto *planLayout = new QGridLayout(planBox);
-    planLayout->setContentsMargins(10, 6, 10, 8);
-    planLayout->setHorizontalSpacing(18);
-    planLayout->setVerticalSpacing(4);
-    auto label = [this](const QString &name) {
-        auto *l = new QLabel(this);
-        l->setObjectName(name);
-        l->setWordWrap(true);
-        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        // Two lines each, whatever the window: the plan box keeps its height as the
-        // plan's text changes, so the calendar above it does not move under the mouse.
-        l->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-        l->setMinimumHeight(2 * l->fontMetrics().lineSpacing());
-        return l;
-    };
-    m_planSummary = label(QStringLiteral("planSummary"));
-    m_planDiff = label(QStringLiteral("planBoundary"));
-    m_planDownstream = label(QStringLiteral("planDownstream"));
-    m_planConflicts = label(QStringLiteral("planConflicts"));
-    auto *form1 = new QFormLayout;
-    form1->setVerticalSpacing(4);
-    form1->setHorizontalSpacing(12);
-    form1->setLabelAlignment(Qt::AlignLeft | Qt::AlignTop);
-    form1->addRow(tr("Scope"), m_planSummary);
-    form1->addRow(tr("Boundary"), m_planDiff);
-    auto *form2 = new QFormLayout;
-    form2->setVerticalSpacing(4);
-    form2->setHorizontalSpacing(12);
-    form2->setLabelAlignment(Qt::AlignLeft | Qt::AlignTop);
-    form2->addRow(tr("Downstream"), m_planDownstream);
-    form2->addRow(tr("Conflicts"), m_planConflicts);
-    planLayout->addLayout(form1, 0, 0);
-    planLayout->addLayout(form2, 0, 1);
-    planLayout->setColumnStretch(0, 3);
-    planLayout->setColumnStretch(1, 2);
-
-    auto *commandRow = new QHBoxLayout;
-    commandRow->setSpacing(6);
-    m_command = new QLineEdit(this);
-    m_command->setObjectName(QStringLiteral("command"));
-    m_command->setReadOnly(true);
-    m_command->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_command->setPlaceholderText(tr("Select a window to see the command"));
-    m_copy = new QToolButton(this);
-    m_copy->setObjectName(QStringLiteral("copyCommand"));
-    m_copy->setText(tr("Copy"));
-    m_copy->setToolTip(tr("Copy the command line"));
-    m_cascade = new QCheckBox(tr("Cascade downstream"), this);
-    m_cascade->setObjectName(QStringLiteral("cascade"));
-    m_start = new QPushButton(tr("Start backfill…"), this);
-    m_start->setObjectName(QStringLiteral("startBackfill"));
-    m_start->setDefault(true);
-    commandRow->addWidget(new QLabel(tr("Command"), this));
-    commandRow->addWidget(m_command, 1);
-    commandRow->addWidget(m_copy);
-    commandRow->addSpacing(8);
-    commandRow->addWidget(m_cascade);
-    commandRow->addWidget(m_start);
-    planLayout->addLayout(commandRow, 1, 0, 1, 2);
-    return planBox;
-}
-
-// What each control of buildUi does.
 void CalendarScreen::connectUi()
 {
     connect(m_view, &CalendarView::rangeSelected, this, &CalendarScreen::onRangeSelected);
@@ -452,12 +381,8 @@ void CalendarScreen::connectUi()
             m_statusLine->setText(tr("No partition shown fails a check."));
     });
     connect(m_widen, &QPushButton::clicked, this, &CalendarScreen::widen);
-    connect(m_copy, &QToolButton::clicked, this, [this] {
-        QApplication::clipboard()->setText(m_command->text());
-        m_copy->setText(tr("Copied"));
-    });
-    connect(m_cascade, &QCheckBox::toggled, this, &CalendarScreen::updatePlan);
-    connect(m_start, &QPushButton::clicked, this, &CalendarScreen::confirmStart);
+    connect(m_planBox, &PlanBox::cascadeToggled, this, &CalendarScreen::updatePlan);
+    connect(m_planBox, &PlanBox::startClicked, this, &CalendarScreen::confirmStart);
 }
 
 QString CalendarScreen::settingsKey() const
@@ -993,54 +918,9 @@ void CalendarScreen::updatePlan()
     const int first = m_view->selectionFirst();
     const int last = m_view->selectionLast();
     m_plan = m_engine->hasSpec() && first >= 0
-        ? model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, m_cascade->isChecked(), m_throughput)
+        ? model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, m_planBox->cascade(), m_throughput)
         : model::Plan{};
-    m_copy->setText(tr("Copy"));
-    if (!m_plan.isValid()) {
-        const QString none = tr("Select partitions in the calendar: click, then shift-click or drag.");
-        m_planSummary->setText(none);
-        m_planDiff->setText(QStringLiteral("–"));
-        m_planDownstream->setText(QStringLiteral("–"));
-        m_planConflicts->setText(QStringLiteral("–"));
-        m_command->clear();
-        m_copy->setEnabled(false);
-        m_start->setEnabled(false);
-        return;
-    }
-    const QLocale locale;
-    QString summary = model::partitionsText(m_plan.partitions)
-        + (m_plan.partitions == 1 ? tr(", %1").arg(m_plan.from) : tr(", %1 .. %2").arg(m_plan.from, m_plan.to));
-    QString rows = tr("≈ %1 rows").arg(locale.toString(m_plan.rows));
-    if (m_plan.partitionsWithoutStatus > 0)
-        rows += tr(" (%1 not read yet)")
-                    .arg(model::partitionsText(m_plan.partitionsWithoutStatus));
-    const QString time = m_plan.estimateText();
-    m_planSummary->setText(summary + QStringLiteral("<br>") + rows + QStringLiteral(" · ") + time);
-    m_planSummary->setTextFormat(Qt::RichText);
-    m_planDiff->setText(tr("row-level diff of %1; %2 must not change")
-                            .arg(m_plan.diffPartitions.join(tr(" and ")), m_plan.outsidePartitions.join(tr(" and "))));
-    QStringList downstream;
-    for (const auto &d : m_plan.downstream)
-        downstream << tr("%1 %2 (%3)")
-                          .arg(d.model, d.from == d.to ? d.from : d.from + QStringLiteral(" .. ") + d.to,
-                               model::partitionsText(d.partitions));
-    m_planDownstream->setText(downstream.isEmpty() ? tr("none")
-                                                   : downstream.join(QStringLiteral("; "))
-                                  + (m_plan.cascade ? tr(" (staged too)") : tr(" (only with Cascade)")));
-    if (m_plan.conflicts.isEmpty()) {
-        m_planConflicts->setText(tr("none"));
-        m_planConflicts->setStyleSheet({});
-    } else {
-        m_planConflicts->setText(m_plan.conflicts.join(QStringLiteral("; ")));
-        m_planConflicts->setStyleSheet(QStringLiteral("color: #d64545;"));
-    }
-    m_command->setText(m_plan.command());
-    m_command->setCursorPosition(0);
-    m_copy->setEnabled(true);
-    m_start->setEnabled(m_plan.conflicts.isEmpty());
-    m_start->setToolTip(m_plan.conflicts.isEmpty() ? tr("Stage and validate %1 .. %2; nothing is published")
-                                                         .arg(m_plan.from, m_plan.to)
-                                                   : tr("The window is claimed: free it first"));
+    m_planBox->showPlan(m_plan);
 }
 
 void CalendarScreen::confirmStart()

@@ -35,7 +35,6 @@
 #include <QPointer>
 #include <QWidget>
 
-class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLayout;
@@ -55,6 +54,7 @@ namespace reprint::views {
 
 class CalendarView;
 class CalendarLegend;
+class PlanBox;
 
 class CalendarScreen : public QWidget {
     Q_OBJECT
@@ -119,7 +119,6 @@ private:
     QWidget *buildCalendarPane();
     QLayout *buildWindowFields();
     QWidget *buildScopeNotice();
-    QWidget *buildPlanBox();
     void connectUi();
     void setYears(int firstYear, int lastYear);
     void startChunks(int firstOrdinal, int lastOrdinal);
@@ -199,14 +198,7 @@ private:
     QFrame *m_warning = nullptr;
     QLabel *m_warningLabel = nullptr;
     QPushButton *m_widen = nullptr;
-    QLabel *m_planSummary = nullptr;
-    QLabel *m_planDiff = nullptr;
-    QLabel *m_planDownstream = nullptr;
-    QLabel *m_planConflicts = nullptr;
-    QLineEdit *m_command = nullptr;
-    QToolButton *m_copy = nullptr;
-    QCheckBox *m_cascade = nullptr;
-    QPushButton *m_start = nullptr;
+    PlanBox *m_planBox = nullptr;
     int m_widenFirst = -1;
     int m_widenLast = -1;
 };
