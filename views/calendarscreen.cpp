@@ -62,12 +62,6 @@ int chunkSize(Grain grain)
     return 366;
 }
 
-QString namesText(const PartitionCalendarModel &calendar, int first, int last)
-{
-    const QString a = q(calendar.partition(first).name);
-    return first == last ? a : a + QStringLiteral(" .. ") + q(calendar.partition(last).name);
-}
-
 // The width of `text` (a label's, '&' marking the mnemonic) drawn one letter at a time.
 int unkernedWidth(const QFontMetrics &metrics, QString text)
 {
@@ -679,7 +673,7 @@ void CalendarScreen::startAnnounced()
     if (last < first)
         return;
     startChunks(first, last);
-    m_announcedText = namesText(*m_calendar, first, last);
+    m_announcedText = m_calendar->namesText(first, last);
     updateStatusLine();
 }
 
@@ -855,7 +849,7 @@ void CalendarScreen::updateWarning()
     int lo = first;
     int hi = last;
     auto describe = [this](int a, int b, const QString &side) {
-        const QString names = namesText(*m_calendar, a, b);
+        const QString names = m_calendar->namesText(a, b);
         return a == b ? tr("<b>%1</b>, just %2 the window, fails a check").arg(names, side)
                       : tr("<b>%1</b>, just %2 the window, fail checks").arg(names, side);
     };
@@ -890,8 +884,8 @@ void CalendarScreen::updateWarning()
     m_widenFirst = lo;
     m_widenLast = hi;
     m_warningLabel->setText(tr("%1. The backfill would leave it out. Widen the window to %2?")
-                                .arg(parts.join(QStringLiteral("; ")), namesText(*m_calendar, lo, hi)));
-    m_widen->setToolTip(tr("Select %1").arg(namesText(*m_calendar, lo, hi)));
+                                .arg(parts.join(QStringLiteral("; ")), m_calendar->namesText(lo, hi)));
+    m_widen->setToolTip(tr("Select %1").arg(m_calendar->namesText(lo, hi)));
     m_notice->setCurrentWidget(m_warning);
 }
 
@@ -935,7 +929,7 @@ void CalendarScreen::confirmStart()
     };
     const bool warned = !warningText().isEmpty();
     auto *dialog = new StartBackfillDialog(m_plan, replan, warned ? m_warningLabel->text() : QString(),
-                                           warned ? namesText(*m_calendar, m_widenFirst, m_widenLast) : QString(), this);
+                                           warned ? m_calendar->namesText(m_widenFirst, m_widenLast) : QString(), this);
     connect(dialog, &StartBackfillDialog::widenRequested, this, &CalendarScreen::widen);
     connect(dialog, &StartBackfillDialog::startRequested, this, &CalendarScreen::backfillRequested);
     dialog->open();
