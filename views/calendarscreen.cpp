@@ -5,6 +5,7 @@
 #include "calendarview.h"
 #include "partitioncalendarmodel.h"
 #include "planbox.h"
+#include "scopenotice.h"
 #include "startbackfilldialog.h"
 
 #include <QComboBox>
@@ -22,12 +23,9 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
-#include <QStackedWidget>
-#include <QStyle>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -134,7 +132,8 @@ void CalendarScreen::buildUi()
     layout->addWidget(buildErrorBanner());
     layout->addWidget(buildCalendarPane(), 1);
     layout->addLayout(buildWindowFields());
-    layout->addWidget(buildScopeNotice());
+    m_notice = new ScopeNotice(this);
+    layout->addWidget(m_notice);
     m_planBox = new PlanBox(this);
     layout->addWidget(m_planBox);
     connectUi();
@@ -309,38 +308,6 @@ QLayout *CalendarScreen::buildWindowFields()
     return scope;
 }
 
-// The under-scope warning (with Widen) and the quiet scope note, in one place.
-QWidget *CalendarScreen::buildScopeNotice()
-{
-    m_warning = banner(this, QColor(0xe0, 0xa8, 0x2e), QStringLiteral("underScopeWarning"));
-    auto *warningLayout = new QHBoxLayout(m_warning);
-    warningLayout->setContentsMargins(10, 6, 10, 6);
-    auto *warningIcon = new QLabel(m_warning);
-    warningIcon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(18, 18));
-    m_warningLabel = new QLabel(m_warning);
-    m_warningLabel->setObjectName(QStringLiteral("underScopeText"));
-    m_warningLabel->setWordWrap(true);
-    m_widen = new QPushButton(tr("&Widen"), m_warning);
-    m_widen->setObjectName(QStringLiteral("widen"));
-    warningLayout->addWidget(warningIcon, 0, Qt::AlignTop);
-    warningLayout->addWidget(m_warningLabel, 1);
-    warningLayout->addWidget(m_widen, 0, Qt::AlignVCenter);
-    // The warning and a quiet note share one place of a fixed height (two lines of the
-    // warning), so that the calendar does not move when the warning comes and goes.
-    m_scopeNote = new QLabel(this);
-    m_scopeNote->setObjectName(QStringLiteral("scopeNote"));
-    m_scopeNote->setForegroundRole(QPalette::PlaceholderText);
-    m_scopeNote->setWordWrap(true);
-    m_scopeNote->setContentsMargins(12, 0, 12, 0);
-    m_notice = new QStackedWidget(this);
-    m_notice->setObjectName(QStringLiteral("scopeNotice"));
-    m_notice->addWidget(m_scopeNote);
-    m_notice->addWidget(m_warning);
-    m_notice->setFixedHeight(std::max(m_widen->sizeHint().height(), 2 * fontMetrics().lineSpacing()) + 6 + 6 + 4);
-    m_notice->setCurrentWidget(m_scopeNote);
-    return m_notice;
-}
-
 // The plan of the selected window, its command line and Start backfill.
 void CalendarScreen::connectUi()
 {
@@ -374,7 +341,7 @@ void CalendarScreen::connectUi()
         if (!selectFailing())
             m_statusLine->setText(tr("No partition shown fails a check."));
     });
-    connect(m_widen, &QPushButton::clicked, this, &CalendarScreen::widen);
+    connect(m_notice, &ScopeNotice::widenClicked, this, &CalendarScreen::widen);
     connect(m_planBox, &PlanBox::cascadeToggled, this, &CalendarScreen::updatePlan);
     connect(m_planBox, &PlanBox::startClicked, this, &CalendarScreen::confirmStart);
 }
@@ -412,7 +379,7 @@ void CalendarScreen::showModel(const QString &name)
     if (!model) {
         m_title->setText(tr("No model"));
         m_calendar->setModel(backfill::Model{}, QDate::currentDate().year(), QDate::currentDate().year());
-        m_scopeNote->clear();
+        m_notice->clearNote();
         updateYears();
         updatePlan();
         updateDetail(-1);
@@ -760,9 +727,9 @@ bool CalendarScreen::selectFailing()
 
 void CalendarScreen::widen()
 {
-    if (m_widenFirst < 0)
+    if (m_notice->widenFirst() < 0)
         return;
-    m_view->selectRange(m_widenFirst, m_widenLast);
+    m_view->selectRange(m_notice->widenFirst(), m_notice->widenLast());
 }
 
 void CalendarScreen::applyFields()
@@ -835,66 +802,12 @@ void CalendarScreen::onRangeSelected(int first, int last)
 
 void CalendarScreen::updateWarning()
 {
-    m_widenFirst = m_widenLast = -1;
-    const int first = m_view->selectionFirst();
-    const int last = m_view->selectionLast();
-    if (first < 0) {
-        m_scopeNote->setText(m_modelName.isEmpty() ? QString()
-                                                   : tr("Select a window: the partitions just outside it are checked "
-                                                        "here, so that a backfill leaves out none that fails."));
-        m_notice->setCurrentWidget(m_scopeNote);
-        return;
-    }
-    QStringList parts;
-    int lo = first;
-    int hi = last;
-    auto describe = [this](int a, int b, const QString &side) {
-        const QString names = m_calendar->namesText(a, b);
-        return a == b ? tr("<b>%1</b>, just %2 the window, fails a check").arg(names, side)
-                      : tr("<b>%1</b>, just %2 the window, fail checks").arg(names, side);
-    };
-    int o = first - 1;
-    while (o >= 0 && m_calendar->isFailing(o))
-        --o;
-    if (o + 1 <= first - 1) {
-        lo = o + 1;
-        parts << describe(o + 1, first - 1, tr("before"));
-    }
-    o = last + 1;
-    while (o <= m_calendar->lastPastOrdinal() && m_calendar->isFailing(o))
-        ++o;
-    if (last + 1 <= o - 1) {
-        hi = o - 1;
-        parts << describe(last + 1, o - 1, tr("after"));
-    }
-    if (parts.isEmpty()) {
-        const int before = first - 1;
-        const int after = last + 1 <= m_calendar->lastPastOrdinal() ? last + 1 : -1;
-        QStringList outside;
-        for (int o : {before, after})
-            if (o >= 0)
-                outside << q(m_calendar->partition(o).name);
-        m_scopeNote->setText(outside.isEmpty()
-                                 ? tr("No partition just outside the window to check.")
-                                 : tr("No check fails just outside the window (%1): it leaves out nothing known to be wrong.")
-                                       .arg(outside.join(tr(" and "))));
-        m_notice->setCurrentWidget(m_scopeNote);
-        return;
-    }
-    m_widenFirst = lo;
-    m_widenLast = hi;
-    m_warningLabel->setText(tr("%1. The backfill would leave it out. Widen the window to %2?")
-                                .arg(parts.join(QStringLiteral("; ")), m_calendar->namesText(lo, hi)));
-    m_widen->setToolTip(tr("Select %1").arg(m_calendar->namesText(lo, hi)));
-    m_notice->setCurrentWidget(m_warning);
+    m_notice->showWindow(*m_calendar, m_view->selectionFirst(), m_view->selectionLast(), !m_modelName.isEmpty());
 }
 
 QString CalendarScreen::warningText() const
 {
-    if (m_notice->currentWidget() != m_warning)
-        return {};
-    QString text = m_warningLabel->text();
-    return text.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+    return m_notice->warningText();
 }
 
 QString CalendarScreen::errorText() const
@@ -928,8 +841,9 @@ void CalendarScreen::confirmStart()
         return model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, true, m_throughput, leaveOut);
     };
     const bool warned = !warningText().isEmpty();
-    auto *dialog = new StartBackfillDialog(m_plan, replan, warned ? m_warningLabel->text() : QString(),
-                                           warned ? m_calendar->namesText(m_widenFirst, m_widenLast) : QString(), this);
+    auto *dialog = new StartBackfillDialog(m_plan, replan, warned ? m_notice->warningHtml() : QString(),
+                                           warned ? m_calendar->namesText(m_notice->widenFirst(), m_notice->widenLast()) : QString(),
+                                           this);
     connect(dialog, &StartBackfillDialog::widenRequested, this, &CalendarScreen::widen);
     connect(dialog, &StartBackfillDialog::startRequested, this, &CalendarScreen::backfillRequested);
     dialog->open();

@@ -42,7 +42,6 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSplitter;
-class QStackedWidget;
 class QToolButton;
 class QFrame;
 
@@ -55,6 +54,7 @@ namespace reprint::views {
 class CalendarView;
 class CalendarLegend;
 class PlanBox;
+class ScopeNotice;
 
 class CalendarScreen : public QWidget {
     Q_OBJECT
@@ -118,7 +118,6 @@ private:
     QWidget *buildErrorBanner();
     QWidget *buildCalendarPane();
     QLayout *buildWindowFields();
-    QWidget *buildScopeNotice();
     void connectUi();
     void setYears(int firstYear, int lastYear);
     void startChunks(int firstOrdinal, int lastOrdinal);
@@ -193,14 +192,8 @@ private:
     QLineEdit *m_to = nullptr;
     QPushButton *m_selectFailing = nullptr;
     QLabel *m_windowError = nullptr;
-    QStackedWidget *m_notice = nullptr;
-    QLabel *m_scopeNote = nullptr;
-    QFrame *m_warning = nullptr;
-    QLabel *m_warningLabel = nullptr;
-    QPushButton *m_widen = nullptr;
+    ScopeNotice *m_notice = nullptr;
     PlanBox *m_planBox = nullptr;
-    int m_widenFirst = -1;
-    int m_widenLast = -1;
 };
 
 } // namespace reprint::views
