@@ -4,6 +4,7 @@
 #include "calendarlegend.h"
 #include "calendarview.h"
 #include "partitioncalendarmodel.h"
+#include "partitiondetail.h"
 #include "planbox.h"
 #include "scopenotice.h"
 #include "startbackfilldialog.h"
@@ -23,7 +24,6 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QTimer>
@@ -246,21 +246,9 @@ QWidget *CalendarScreen::buildCalendarPane()
     leftLayout->addWidget(m_view, 1);
     leftLayout->addWidget(m_legend);
 
-    auto *detailScroll = new QScrollArea(m_splitter);
-    detailScroll->setObjectName(QStringLiteral("detailPane"));
-    detailScroll->setWidgetResizable(true);
-    detailScroll->setFrameShape(QFrame::StyledPanel);
-    m_detail = new QLabel(detailScroll);
-    m_detail->setObjectName(QStringLiteral("detail"));
-    m_detail->setWordWrap(true);
-    m_detail->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    m_detail->setTextFormat(Qt::RichText);
-    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_detail->setContentsMargins(10, 8, 10, 8);
-    detailScroll->setWidget(m_detail);
-    detailScroll->setMinimumWidth(240);
+    m_detail = new PartitionDetail(m_splitter);
     m_splitter->addWidget(left);
-    m_splitter->addWidget(detailScroll);
+    m_splitter->addWidget(m_detail);
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 0);
     m_splitter->setSizes({720, 280});
@@ -854,72 +842,15 @@ void CalendarScreen::updateDetail(int ordinal)
 {
     if (m_modelName.isEmpty() || ordinal < 0 || ordinal >= m_calendar->partitionCount()) {
         const bool noModels = !m_engine || !m_engine->hasSpec() || m_engine->spec().models.empty();
-        m_detail->setText(m_modelName.isEmpty()
-                              ? (noModels ? tr("Open a spec (File › Open Spec…): its models are listed in the sidebar, "
-                                               "and the calendar shows the partitions of the one you select.")
-                                          : tr("Select a model in the sidebar."))
-                              : tr("<p>Point at a partition to see its rows, measures and checks.</p>"
-                                   "<p>Click to select it; shift-click, drag or shift+arrow keys select a window.</p>"));
+        m_detail->showHint(m_modelName.isEmpty()
+                               ? (noModels ? tr("Open a spec (File › Open Spec…): its models are listed in the sidebar, "
+                                                "and the calendar shows the partitions of the one you select.")
+                                           : tr("Select a model in the sidebar."))
+                               : tr("<p>Point at a partition to see its rows, measures and checks.</p>"
+                                    "<p>Click to select it; shift-click, drag or shift+arrow keys select a window.</p>"));
         return;
     }
-    const QModelIndex idx = m_calendar->indexOfOrdinal(ordinal);
-    const backfill::Partition &p = m_calendar->partition(ordinal);
-    const QLocale locale;
-    const QString zone = q(m_calendar->model().timezone);
-    auto instant = [](const QDateTime &t) { return t.toString(QStringLiteral("yyyy-MM-dd HH:mm")); };
-    QString html = QStringLiteral("<h3 style='margin:0'>%1</h3>").arg(q(p.name).toHtmlEscaped());
-    html += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
-    const QString quiet = palette().color(QPalette::PlaceholderText).name();
-    auto row = [&html, &quiet](const QString &k, const QString &v) {
-        html += QStringLiteral("<tr><td style='padding-right:10px; color:%1'>%2</td><td>%3</td></tr>").arg(quiet, k, v);
-    };
-    row(zone, QStringLiteral("%1 – %2").arg(instant(p.start), instant(p.end)));
-    if (zone != QLatin1String("UTC"))
-        row(tr("UTC"), QStringLiteral("%1 – %2").arg(instant(p.start.toUTC()), instant(p.end.toUTC())));
-    const backfill::StatusRow *s = m_calendar->status(ordinal);
-    if (m_calendar->isFuture(ordinal)) {
-        row(tr("State"), tr("in the future"));
-    } else if (!s) {
-        row(tr("State"), m_refreshing ? tr("reading…") : tr("not read yet"));
-    } else {
-        row(tr("Rows"), s->rows == 0 ? tr("<b>none</b> (empty partition)") : locale.toString(qlonglong(s->rows)));
-        for (const QVariant &v : idx.data(PartitionCalendarModel::MeasuresRole).toList()) {
-            const QVariantMap m = v.toMap();
-            row(m.value(QStringLiteral("name")).toString().toHtmlEscaped(), m.value(QStringLiteral("value")).toString());
-        }
-        const QDateTime loaded = idx.data(PartitionCalendarModel::LoadedAtRole).toDateTime();
-        row(tr("Loaded"), loaded.isValid() ? loaded.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"))
-                                           : tr("unknown"));
-        const QString claim = idx.data(PartitionCalendarModel::ClaimRole).toString();
-        row(tr("Claim"), claim.isEmpty() ? tr("none") : claim.toHtmlEscaped());
-        const QString metric = idx.data(PartitionCalendarModel::MetricTextRole).toString();
-        if (!metric.isEmpty())
-            row(m_metric->currentText(), metric.toHtmlEscaped());
-    }
-    html += QStringLiteral("</table>");
-    const QVariantList checks = idx.data(PartitionCalendarModel::ChecksRole).toList();
-    if (!checks.isEmpty()) {
-        html += QStringLiteral("<p style='margin-top:8px; margin-bottom:2px'><b>%1</b></p>").arg(tr("Checks"));
-        for (const QVariant &v : checks) {
-            const QVariantMap c = v.toMap();
-            const QString state = c.value(QStringLiteral("state")).toString();
-            const QString mark = state == QLatin1String("ok")         ? QStringLiteral("<span style='color:#4fa86b'>✓</span>")
-                : state == QLatin1String("mismatch") ? QStringLiteral("<span style='color:#d64545'><b>✗</b></span>")
-                                                     : QStringLiteral("<span style='color:#e0a82e'>?</span>");
-            html += QStringLiteral("<p style='margin:0'>%1 %2<br>").arg(mark, c.value(QStringLiteral("name")).toString().toHtmlEscaped());
-            const QString source = c.value(QStringLiteral("source")).toString();
-            html += QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;") + (state == QLatin1String("checking")
-                    ? tr("%1; reading the source…").arg(c.value(QStringLiteral("value")).toString())
-                    : source.isEmpty()
-                    ? tr("%1; source: no value").arg(c.value(QStringLiteral("value")).toString())
-                    : tr("%1 vs source %2").arg(c.value(QStringLiteral("value")).toString(), source));
-            if (state == QLatin1String("mismatch") && c.contains(QStringLiteral("difference")))
-                html += QStringLiteral("<br>&nbsp;&nbsp;&nbsp;&nbsp;<b>%1</b>")
-                            .arg(tr("difference %1").arg(c.value(QStringLiteral("difference")).toString()));
-            html += QStringLiteral("</p>");
-        }
-    }
-    m_detail->setText(html);
+    m_detail->showPartition(*m_calendar, ordinal, m_refreshing, m_metric->currentText());
 }
 
 } // namespace reprint::views

@@ -53,6 +53,7 @@ namespace reprint::views {
 
 class CalendarView;
 class CalendarLegend;
+class PartitionDetail;
 class PlanBox;
 class ScopeNotice;
 
@@ -187,7 +188,7 @@ private:
     QLabel *m_errorLabel = nullptr;
     QPushButton *m_retry = nullptr;
     QSplitter *m_splitter = nullptr;
-    QLabel *m_detail = nullptr;
+    PartitionDetail *m_detail = nullptr;
     QLineEdit *m_from = nullptr;
     QLineEdit *m_to = nullptr;
     QPushButton *m_selectFailing = nullptr;
