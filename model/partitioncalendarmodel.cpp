@@ -490,6 +490,12 @@ QModelIndex PartitionCalendarModel::indexOfOrdinal(int ordinal) const
     return index(c.row, c.column);
 }
 
+QString PartitionCalendarModel::namesText(int first, int last) const
+{
+    const QString a = QString::fromStdString(partition(first).name);
+    return first == last ? a : a + QStringLiteral(" .. ") + QString::fromStdString(partition(last).name);
+}
+
 bool PartitionCalendarModel::isFailing(int ordinal) const
 {
     return health(ordinal) == Health::Mismatch;

@@ -122,6 +122,8 @@ public:
     int partitionCount() const { return int(m_cells.size()); }
     const backfill::Partition &partition(int ordinal) const { return m_cells[std::size_t(ordinal)].partition; }
     const backfill::StatusRow *status(int ordinal) const;
+    // The partitions first..last by name: "2026-03-09", or "2026-03-09 .. 2026-03-14".
+    QString namesText(int first, int last) const;
     // The ordinal of the partition named `name` (any name the scheme parses), or -1.
     int ordinalOfName(const QString &name) const;
     int ordinalOf(const QModelIndex &index) const;

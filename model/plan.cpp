@@ -201,4 +201,9 @@ Plan Plan::make(const backfill::Spec &spec, const PartitionCalendarModel &calend
     return plan;
 }
 
+QString partitionsText(int n)
+{
+    return (n == 1 ? QObject::tr("%1 partition") : QObject::tr("%1 partitions")).arg(QLocale().toString(n));
+}
+
 } // namespace reprint::model

@@ -75,6 +75,9 @@ struct Plan {
     QList<Downstream> staleDownstream() const;
 };
 
+// "1 partition", "6 partitions": how many partitions, in the locale's digits.
+QString partitionsText(int n);
+
 // `text` quoted for a POSIX shell when it needs to be.
 QString shellQuoted(const QString &text);
 

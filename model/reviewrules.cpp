@@ -15,15 +15,19 @@ QString q(const std::string &s)
     return QString::fromStdString(s);
 }
 
+QString tr(const char *text, int n = -1)
+{
+    return QCoreApplication::translate("reprint::model::ReviewRules", text, nullptr, n);
+}
+
+} // namespace
+
 QString windowText(const std::string &from, const std::string &to)
 {
     return from == to ? q(from) : q(from) + QStringLiteral(" … ") + q(to);
 }
 
-QString tr(const char *text, int n = -1)
-{
-    return QCoreApplication::translate("reprint::model::ReviewRules", text, nullptr, n);
-}
+namespace {
 
 // Idempotent: staged apart and replaced in one transaction, or why nothing can be.
 std::pair<RuleMark, QString> idempotentRule(const backfill::ReviewFacts &f)

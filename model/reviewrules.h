@@ -32,6 +32,9 @@ bool outsideClean(const backfill::Review &review);
 // The five rules, in order. `facts` null: not read yet (those rules are Pending).
 QList<RuleCheck> rulesOf(const backfill::Review &review, const backfill::ReviewFacts *facts);
 
+// A window as its reader says it: "2026-03-10 … 2026-03-14", or one partition's name.
+QString windowText(const std::string &from, const std::string &to);
+
 // "✓", "!", "✗" or "…", so that a mark is never told by colour alone.
 QString glyphOf(RuleMark mark);
 

@@ -1,38 +1,31 @@
 #include "calendarscreen.h"
 
+#include "banner.h"
+#include "calendarlegend.h"
 #include "calendarview.h"
 #include "partitioncalendarmodel.h"
+#include "partitiondetail.h"
+#include "planbox.h"
+#include "scopenotice.h"
+#include "startbackfilldialog.h"
 
-#include <QApplication>
-#include <QCheckBox>
-#include <QClipboard>
 #include <QComboBox>
 #include <QCryptographicHash>
 #include <QDialog>
-#include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
 #include <QFuture>
 #include <QPromise>
 #include <QThreadPool>
 #include <QFileInfo>
-#include <QFontDatabase>
-#include <QFormLayout>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
-#include <QPainter>
-#include <QPainterPath>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRegularExpression>
-#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
-#include <QStackedWidget>
-#include <QStyle>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -54,11 +47,6 @@ QString q(const std::string &s)
     return QString::fromStdString(s);
 }
 
-bool isDark(const QColor &c)
-{
-    return 0.299 * c.redF() + 0.587 * c.greenF() + 0.114 * c.blueF() < 0.55;
-}
-
 // How many partitions one request for the checks covers: each check is a scan of its
 // source, cheapest in one pass over a long range; a year a request still shows progress.
 int chunkSize(Grain grain)
@@ -70,18 +58,6 @@ int chunkSize(Grain grain)
     case Grain::Month: return 60;
     }
     return 366;
-}
-
-QString namesText(const PartitionCalendarModel &calendar, int first, int last)
-{
-    const QString a = q(calendar.partition(first).name);
-    return first == last ? a : a + QStringLiteral(" .. ") + q(calendar.partition(last).name);
-}
-
-// "1 partition", "6 partitions" (the source strings carry no %n plural forms).
-QString count(int n, const QString &one, const QString &many)
-{
-    return (n == 1 ? one : many).arg(QLocale().toString(n));
 }
 
 // The width of `text` (a label's, '&' marking the mnemonic) drawn one letter at a time.
@@ -105,209 +81,7 @@ QString placeholderFor(Grain grain)
     return {};
 }
 
-QFrame *banner(QWidget *parent, const QColor &tint, const QString &objectName)
-{
-    auto *frame = new QFrame(parent);
-    frame->setObjectName(objectName);
-    frame->setFrameShape(QFrame::StyledPanel);
-    frame->setAutoFillBackground(true);
-    QPalette pal = frame->palette();
-    const QColor window = pal.color(QPalette::Window);
-    QColor bg = tint;
-    bg.setAlphaF(isDark(window) ? 0.28f : 0.18f);
-    // Blend over the window colour so that the banner stays opaque.
-    const QColor solid = QColor::fromRgbF(window.redF() * (1 - bg.alphaF()) + tint.redF() * bg.alphaF(),
-                                          window.greenF() * (1 - bg.alphaF()) + tint.greenF() * bg.alphaF(),
-                                          window.blueF() * (1 - bg.alphaF()) + tint.blueF() * bg.alphaF());
-    pal.setColor(QPalette::Window, solid);
-    frame->setPalette(pal);
-    return frame;
-}
-
 } // namespace
-
-// The legend under the calendar: the current metric's colours, then the marks that
-// do not depend on it. Its height is that of its entries wrapped at its width, worked
-// out by the layout (heightForWidth), so the calendar above it never moves after a paint.
-class CalendarLegend : public QWidget {
-public:
-    explicit CalendarLegend(QWidget *parent = nullptr)
-        : QWidget(parent)
-    {
-        QSizePolicy policy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-        policy.setHeightForWidth(true);
-        setSizePolicy(policy);
-    }
-
-    void setEntries(const QList<PartitionCalendarModel::LegendEntry> &entries, const QString &title)
-    {
-        m_entries = entries;
-        m_title = title;
-        updateGeometry();
-        update();
-    }
-
-    bool hasHeightForWidth() const override { return true; }
-    int heightForWidth(int width) const override { return place(width).lines * lineHeight() + 6; }
-    QSize sizeHint() const override { return {600, heightForWidth(600)}; }
-    QSize minimumSizeHint() const override { return {200, heightForWidth(width() > 0 ? width() : 600)}; }
-
-protected:
-    void resizeEvent(QResizeEvent *event) override
-    {
-        QWidget::resizeEvent(event);
-        if (heightForWidth(width()) != height())
-            updateGeometry();
-    }
-
-    void paintEvent(QPaintEvent *) override
-    {
-        QPainter p(this);
-        const QPalette pal = palette();
-        const QColor text = pal.color(QPalette::WindowText);
-        const QColor quiet = pal.color(QPalette::PlaceholderText);
-        const QColor base = pal.color(QPalette::Base);
-        const bool dark = isDark(base);
-        const int s = swatchSize();
-        const Placement placed = place(width());
-        std::size_t next = 0;
-        auto heading = [&](const QString &label) {
-            p.setPen(quiet);
-            p.drawText(placed.rects.at(next++), Qt::AlignLeft | Qt::AlignVCenter, label);
-        };
-        auto item = [&](auto drawSwatch, const QString &label) {
-            const QRect r = placed.rects.at(next++);
-            drawSwatch(QRect(r.x(), r.y() + (lineHeight() - s) / 2, s, s));
-            p.setPen(text);
-            p.drawText(r.adjusted(s + 6, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, label);
-        };
-        heading(m_title);
-        for (const auto &e : m_entries)
-            item([&](const QRect &r) { p.fillRect(r, e.colour); }, e.label);
-        heading(marksHeading());
-        const QStringList marks = markLabels();
-        item(
-            [&](const QRect &r) {
-                p.fillRect(r, QColor(0xd6, 0x45, 0x45));
-                QPainterPath tri;
-                const int t = r.width() * 11 / 20;
-                tri.moveTo(r.right() + 1 - t, r.top());
-                tri.lineTo(r.right() + 1, r.top());
-                tri.lineTo(r.right() + 1, r.top() + t);
-                tri.closeSubpath();
-                p.fillPath(tri, dark ? Qt::white : QColor(25, 25, 28));
-            },
-            marks.at(0));
-        item(
-            [&](const QRect &r) {
-                p.fillRect(r, base);
-                QColor h = text;
-                h.setAlpha(dark ? 110 : 90);
-                p.fillRect(r, QBrush(h, Qt::BDiagPattern));
-                h.setAlpha(110);
-                p.setPen(h);
-                p.drawRect(r.adjusted(0, 0, -1, -1));
-            },
-            marks.at(1));
-        item(
-            [&](const QRect &r) {
-                QColor c = text;
-                c.setAlpha(28);
-                p.fillRect(r, c);
-            },
-            marks.at(2));
-        item(
-            [&](const QRect &r) {
-                QColor c = text;
-                c.setAlpha(60);
-                p.setPen(c);
-                p.drawRect(r.adjusted(0, 0, -1, -1));
-            },
-            marks.at(3));
-        item(
-            [&](const QRect &r) {
-                p.setPen(QPen(QColor(0xf0, 0x8c, 0x00), 2));
-                p.drawRect(r.adjusted(1, 1, -1, -1));
-            },
-            marks.at(4));
-        item(
-            [&](const QRect &r) {
-                p.setPen(QPen(text, 1, Qt::DashLine));
-                p.drawRect(r.adjusted(1, 1, -2, -2));
-            },
-            marks.at(5));
-        item(
-            [&](const QRect &r) {
-                p.fillRect(r, dark ? QColor(255, 255, 255, 30) : QColor(0, 40, 120, 28));
-            },
-            marks.at(6));
-        item(
-            [&](const QRect &r) {
-                const QColor highlight = pal.color(QPalette::Highlight);
-                QColor fill = highlight;
-                fill.setAlpha(70);
-                p.fillRect(r, fill);
-                p.setPen(QPen(highlight, 2));
-                p.drawRect(r.adjusted(1, 1, -1, -1));
-            },
-            marks.at(7));
-    }
-
-private:
-    // Where each heading and entry goes at a width: the metric's row, then the marks'
-    // row, each wrapped where the next entry would not fit.
-    struct Placement {
-        std::vector<QRect> rects;
-        int lines = 0;
-    };
-
-    Placement place(int width) const
-    {
-        const QFontMetrics fm(font());
-        const int s = swatchSize();
-        Placement out;
-        int x = 4;
-        int y = 3;
-        auto heading = [&](const QString &label) {
-            const int w = fm.horizontalAdvance(label) + 10;
-            out.rects.emplace_back(x, y, w, lineHeight());
-            x += w;
-        };
-        auto item = [&](const QString &label) {
-            const int w = s + 6 + fm.horizontalAdvance(label) + 18;
-            if (x + w > width && x > 4) {
-                x = 4;
-                y += lineHeight();
-            }
-            out.rects.emplace_back(x, y, w, lineHeight());
-            x += w;
-        };
-        heading(m_title);
-        for (const auto &e : m_entries)
-            item(e.label);
-        x = 4;
-        y += lineHeight();
-        heading(marksHeading());
-        for (const QString &label : markLabels())
-            item(label);
-        out.lines = (y - 3) / lineHeight() + 1;
-        return out;
-    }
-
-    static QString marksHeading() { return tr("Marks:"); }
-    // In the order paintEvent draws their swatches.
-    static QStringList markLabels()
-    {
-        return {tr("fails a check"), tr("no rows"),  tr("not read yet"), tr("future"),
-                tr("today"),         tr("claimed"), tr("weekend"),      tr("in the window")};
-    }
-
-    int lineHeight() const { return fontMetrics().height() + 6; }
-    int swatchSize() const { return fontMetrics().height() - 3; }
-
-    QList<PartitionCalendarModel::LegendEntry> m_entries;
-    QString m_title;
-};
 
 CalendarScreen::CalendarScreen(model::EngineClient *engine, QWidget *parent)
     : QWidget(parent)
@@ -358,8 +132,10 @@ void CalendarScreen::buildUi()
     layout->addWidget(buildErrorBanner());
     layout->addWidget(buildCalendarPane(), 1);
     layout->addLayout(buildWindowFields());
-    layout->addWidget(buildScopeNotice());
-    layout->addWidget(buildPlanBox());
+    m_notice = new ScopeNotice(this);
+    layout->addWidget(m_notice);
+    m_planBox = new PlanBox(this);
+    layout->addWidget(m_planBox);
     connectUi();
 }
 
@@ -470,21 +246,9 @@ QWidget *CalendarScreen::buildCalendarPane()
     leftLayout->addWidget(m_view, 1);
     leftLayout->addWidget(m_legend);
 
-    auto *detailScroll = new QScrollArea(m_splitter);
-    detailScroll->setObjectName(QStringLiteral("detailPane"));
-    detailScroll->setWidgetResizable(true);
-    detailScroll->setFrameShape(QFrame::StyledPanel);
-    m_detail = new QLabel(detailScroll);
-    m_detail->setObjectName(QStringLiteral("detail"));
-    m_detail->setWordWrap(true);
-    m_detail->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    m_detail->setTextFormat(Qt::RichText);
-    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_detail->setContentsMargins(10, 8, 10, 8);
-    detailScroll->setWidget(m_detail);
-    detailScroll->setMinimumWidth(240);
+    m_detail = new PartitionDetail(m_splitter);
     m_splitter->addWidget(left);
-    m_splitter->addWidget(detailScroll);
+    m_splitter->addWidget(m_detail);
     m_splitter->setStretchFactor(0, 1);
     m_splitter->setStretchFactor(1, 0);
     m_splitter->setSizes({720, 280});
@@ -532,106 +296,7 @@ QLayout *CalendarScreen::buildWindowFields()
     return scope;
 }
 
-// The under-scope warning (with Widen) and the quiet scope note, in one place.
-QWidget *CalendarScreen::buildScopeNotice()
-{
-    m_warning = banner(this, QColor(0xe0, 0xa8, 0x2e), QStringLiteral("underScopeWarning"));
-    auto *warningLayout = new QHBoxLayout(m_warning);
-    warningLayout->setContentsMargins(10, 6, 10, 6);
-    auto *warningIcon = new QLabel(m_warning);
-    warningIcon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(18, 18));
-    m_warningLabel = new QLabel(m_warning);
-    m_warningLabel->setObjectName(QStringLiteral("underScopeText"));
-    m_warningLabel->setWordWrap(true);
-    m_widen = new QPushButton(tr("&Widen"), m_warning);
-    m_widen->setObjectName(QStringLiteral("widen"));
-    warningLayout->addWidget(warningIcon, 0, Qt::AlignTop);
-    warningLayout->addWidget(m_warningLabel, 1);
-    warningLayout->addWidget(m_widen, 0, Qt::AlignVCenter);
-    // The warning and a quiet note share one place of a fixed height (two lines of the
-    // warning), so that the calendar does not move when the warning comes and goes.
-    m_scopeNote = new QLabel(this);
-    m_scopeNote->setObjectName(QStringLiteral("scopeNote"));
-    m_scopeNote->setForegroundRole(QPalette::PlaceholderText);
-    m_scopeNote->setWordWrap(true);
-    m_scopeNote->setContentsMargins(12, 0, 12, 0);
-    m_notice = new QStackedWidget(this);
-    m_notice->setObjectName(QStringLiteral("scopeNotice"));
-    m_notice->addWidget(m_scopeNote);
-    m_notice->addWidget(m_warning);
-    m_notice->setFixedHeight(std::max(m_widen->sizeHint().height(), 2 * fontMetrics().lineSpacing()) + 6 + 6 + 4);
-    m_notice->setCurrentWidget(m_scopeNote);
-    return m_notice;
-}
-
 // The plan of the selected window, its command line and Start backfill.
-QWidget *CalendarScreen::buildPlanBox()
-{
-    auto *planBox = new QGroupBox(tr("Plan"), this);
-    planBox->setObjectName(QStringLiteral("plan"));
-    auto *planLayout = new QGridLayout(planBox);
-    planLayout->setContentsMargins(10, 6, 10, 8);
-    planLayout->setHorizontalSpacing(18);
-    planLayout->setVerticalSpacing(4);
-    auto label = [this](const QString &name) {
-        auto *l = new QLabel(this);
-        l->setObjectName(name);
-        l->setWordWrap(true);
-        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        // Two lines each, whatever the window: the plan box keeps its height as the
-        // plan's text changes, so the calendar above it does not move under the mouse.
-        l->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-        l->setMinimumHeight(2 * l->fontMetrics().lineSpacing());
-        return l;
-    };
-    m_planSummary = label(QStringLiteral("planSummary"));
-    m_planDiff = label(QStringLiteral("planBoundary"));
-    m_planDownstream = label(QStringLiteral("planDownstream"));
-    m_planConflicts = label(QStringLiteral("planConflicts"));
-    auto *form1 = new QFormLayout;
-    form1->setVerticalSpacing(4);
-    form1->setHorizontalSpacing(12);
-    form1->setLabelAlignment(Qt::AlignLeft | Qt::AlignTop);
-    form1->addRow(tr("Scope"), m_planSummary);
-    form1->addRow(tr("Boundary"), m_planDiff);
-    auto *form2 = new QFormLayout;
-    form2->setVerticalSpacing(4);
-    form2->setHorizontalSpacing(12);
-    form2->setLabelAlignment(Qt::AlignLeft | Qt::AlignTop);
-    form2->addRow(tr("Downstream"), m_planDownstream);
-    form2->addRow(tr("Conflicts"), m_planConflicts);
-    planLayout->addLayout(form1, 0, 0);
-    planLayout->addLayout(form2, 0, 1);
-    planLayout->setColumnStretch(0, 3);
-    planLayout->setColumnStretch(1, 2);
-
-    auto *commandRow = new QHBoxLayout;
-    commandRow->setSpacing(6);
-    m_command = new QLineEdit(this);
-    m_command->setObjectName(QStringLiteral("command"));
-    m_command->setReadOnly(true);
-    m_command->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_command->setPlaceholderText(tr("Select a window to see the command"));
-    m_copy = new QToolButton(this);
-    m_copy->setObjectName(QStringLiteral("copyCommand"));
-    m_copy->setText(tr("Copy"));
-    m_copy->setToolTip(tr("Copy the command line"));
-    m_cascade = new QCheckBox(tr("Cascade downstream"), this);
-    m_cascade->setObjectName(QStringLiteral("cascade"));
-    m_start = new QPushButton(tr("Start backfill…"), this);
-    m_start->setObjectName(QStringLiteral("startBackfill"));
-    m_start->setDefault(true);
-    commandRow->addWidget(new QLabel(tr("Command"), this));
-    commandRow->addWidget(m_command, 1);
-    commandRow->addWidget(m_copy);
-    commandRow->addSpacing(8);
-    commandRow->addWidget(m_cascade);
-    commandRow->addWidget(m_start);
-    planLayout->addLayout(commandRow, 1, 0, 1, 2);
-    return planBox;
-}
-
-// What each control of buildUi does.
 void CalendarScreen::connectUi()
 {
     connect(m_view, &CalendarView::rangeSelected, this, &CalendarScreen::onRangeSelected);
@@ -664,13 +329,9 @@ void CalendarScreen::connectUi()
         if (!selectFailing())
             m_statusLine->setText(tr("No partition shown fails a check."));
     });
-    connect(m_widen, &QPushButton::clicked, this, &CalendarScreen::widen);
-    connect(m_copy, &QToolButton::clicked, this, [this] {
-        QApplication::clipboard()->setText(m_command->text());
-        m_copy->setText(tr("Copied"));
-    });
-    connect(m_cascade, &QCheckBox::toggled, this, &CalendarScreen::updatePlan);
-    connect(m_start, &QPushButton::clicked, this, &CalendarScreen::confirmStart);
+    connect(m_notice, &ScopeNotice::widenClicked, this, &CalendarScreen::widen);
+    connect(m_planBox, &PlanBox::cascadeToggled, this, &CalendarScreen::updatePlan);
+    connect(m_planBox, &PlanBox::startClicked, this, &CalendarScreen::confirmStart);
 }
 
 QString CalendarScreen::settingsKey() const
@@ -706,7 +367,7 @@ void CalendarScreen::showModel(const QString &name)
     if (!model) {
         m_title->setText(tr("No model"));
         m_calendar->setModel(backfill::Model{}, QDate::currentDate().year(), QDate::currentDate().year());
-        m_scopeNote->clear();
+        m_notice->clearNote();
         updateYears();
         updatePlan();
         updateDetail(-1);
@@ -967,7 +628,7 @@ void CalendarScreen::startAnnounced()
     if (last < first)
         return;
     startChunks(first, last);
-    m_announcedText = namesText(*m_calendar, first, last);
+    m_announcedText = m_calendar->namesText(first, last);
     updateStatusLine();
 }
 
@@ -1054,9 +715,9 @@ bool CalendarScreen::selectFailing()
 
 void CalendarScreen::widen()
 {
-    if (m_widenFirst < 0)
+    if (m_notice->widenFirst() < 0)
         return;
-    m_view->selectRange(m_widenFirst, m_widenLast);
+    m_view->selectRange(m_notice->widenFirst(), m_notice->widenLast());
 }
 
 void CalendarScreen::applyFields()
@@ -1129,66 +790,12 @@ void CalendarScreen::onRangeSelected(int first, int last)
 
 void CalendarScreen::updateWarning()
 {
-    m_widenFirst = m_widenLast = -1;
-    const int first = m_view->selectionFirst();
-    const int last = m_view->selectionLast();
-    if (first < 0) {
-        m_scopeNote->setText(m_modelName.isEmpty() ? QString()
-                                                   : tr("Select a window: the partitions just outside it are checked "
-                                                        "here, so that a backfill leaves out none that fails."));
-        m_notice->setCurrentWidget(m_scopeNote);
-        return;
-    }
-    QStringList parts;
-    int lo = first;
-    int hi = last;
-    auto describe = [this](int a, int b, const QString &side) {
-        const QString names = namesText(*m_calendar, a, b);
-        return a == b ? tr("<b>%1</b>, just %2 the window, fails a check").arg(names, side)
-                      : tr("<b>%1</b>, just %2 the window, fail checks").arg(names, side);
-    };
-    int o = first - 1;
-    while (o >= 0 && m_calendar->isFailing(o))
-        --o;
-    if (o + 1 <= first - 1) {
-        lo = o + 1;
-        parts << describe(o + 1, first - 1, tr("before"));
-    }
-    o = last + 1;
-    while (o <= m_calendar->lastPastOrdinal() && m_calendar->isFailing(o))
-        ++o;
-    if (last + 1 <= o - 1) {
-        hi = o - 1;
-        parts << describe(last + 1, o - 1, tr("after"));
-    }
-    if (parts.isEmpty()) {
-        const int before = first - 1;
-        const int after = last + 1 <= m_calendar->lastPastOrdinal() ? last + 1 : -1;
-        QStringList outside;
-        for (int o : {before, after})
-            if (o >= 0)
-                outside << q(m_calendar->partition(o).name);
-        m_scopeNote->setText(outside.isEmpty()
-                                 ? tr("No partition just outside the window to check.")
-                                 : tr("No check fails just outside the window (%1): it leaves out nothing known to be wrong.")
-                                       .arg(outside.join(tr(" and "))));
-        m_notice->setCurrentWidget(m_scopeNote);
-        return;
-    }
-    m_widenFirst = lo;
-    m_widenLast = hi;
-    m_warningLabel->setText(tr("%1. The backfill would leave it out. Widen the window to %2?")
-                                .arg(parts.join(QStringLiteral("; ")), namesText(*m_calendar, lo, hi)));
-    m_widen->setToolTip(tr("Select %1").arg(namesText(*m_calendar, lo, hi)));
-    m_notice->setCurrentWidget(m_warning);
+    m_notice->showWindow(*m_calendar, m_view->selectionFirst(), m_view->selectionLast(), !m_modelName.isEmpty());
 }
 
 QString CalendarScreen::warningText() const
 {
-    if (m_notice->currentWidget() != m_warning)
-        return {};
-    QString text = m_warningLabel->text();
-    return text.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+    return m_notice->warningText();
 }
 
 QString CalendarScreen::errorText() const
@@ -1206,54 +813,9 @@ void CalendarScreen::updatePlan()
     const int first = m_view->selectionFirst();
     const int last = m_view->selectionLast();
     m_plan = m_engine->hasSpec() && first >= 0
-        ? model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, m_cascade->isChecked(), m_throughput)
+        ? model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, m_planBox->cascade(), m_throughput)
         : model::Plan{};
-    m_copy->setText(tr("Copy"));
-    if (!m_plan.isValid()) {
-        const QString none = tr("Select partitions in the calendar: click, then shift-click or drag.");
-        m_planSummary->setText(none);
-        m_planDiff->setText(QStringLiteral("–"));
-        m_planDownstream->setText(QStringLiteral("–"));
-        m_planConflicts->setText(QStringLiteral("–"));
-        m_command->clear();
-        m_copy->setEnabled(false);
-        m_start->setEnabled(false);
-        return;
-    }
-    const QLocale locale;
-    QString summary = count(m_plan.partitions, tr("%1 partition"), tr("%1 partitions"))
-        + (m_plan.partitions == 1 ? tr(", %1").arg(m_plan.from) : tr(", %1 .. %2").arg(m_plan.from, m_plan.to));
-    QString rows = tr("≈ %1 rows").arg(locale.toString(m_plan.rows));
-    if (m_plan.partitionsWithoutStatus > 0)
-        rows += tr(" (%1 not read yet)")
-                    .arg(count(m_plan.partitionsWithoutStatus, tr("%1 partition"), tr("%1 partitions")));
-    const QString time = m_plan.estimateText();
-    m_planSummary->setText(summary + QStringLiteral("<br>") + rows + QStringLiteral(" · ") + time);
-    m_planSummary->setTextFormat(Qt::RichText);
-    m_planDiff->setText(tr("row-level diff of %1; %2 must not change")
-                            .arg(m_plan.diffPartitions.join(tr(" and ")), m_plan.outsidePartitions.join(tr(" and "))));
-    QStringList downstream;
-    for (const auto &d : m_plan.downstream)
-        downstream << tr("%1 %2 (%3)")
-                          .arg(d.model, d.from == d.to ? d.from : d.from + QStringLiteral(" .. ") + d.to,
-                               count(d.partitions, tr("%1 partition"), tr("%1 partitions")));
-    m_planDownstream->setText(downstream.isEmpty() ? tr("none")
-                                                   : downstream.join(QStringLiteral("; "))
-                                  + (m_plan.cascade ? tr(" (staged too)") : tr(" (only with Cascade)")));
-    if (m_plan.conflicts.isEmpty()) {
-        m_planConflicts->setText(tr("none"));
-        m_planConflicts->setStyleSheet({});
-    } else {
-        m_planConflicts->setText(m_plan.conflicts.join(QStringLiteral("; ")));
-        m_planConflicts->setStyleSheet(QStringLiteral("color: #d64545;"));
-    }
-    m_command->setText(m_plan.command());
-    m_command->setCursorPosition(0);
-    m_copy->setEnabled(true);
-    m_start->setEnabled(m_plan.conflicts.isEmpty());
-    m_start->setToolTip(m_plan.conflicts.isEmpty() ? tr("Stage and validate %1 .. %2; nothing is published")
-                                                         .arg(m_plan.from, m_plan.to)
-                                                   : tr("The window is claimed: free it first"));
+    m_planBox->showPlan(m_plan);
 }
 
 void CalendarScreen::confirmStart()
@@ -1263,137 +825,15 @@ void CalendarScreen::confirmStart()
     if (auto *old = findChild<QDialog *>(QStringLiteral("confirmBackfill")))
         old->close();
     // The plan the dialog starts: the one shown, less the downstream models left out in it.
-    auto plan = std::make_shared<model::Plan>(m_plan);
-    const QString warning = warningText();
-    const QLocale locale;
-
-    auto *dialog = new QDialog(this);
-    dialog->setObjectName(QStringLiteral("confirmBackfill"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(tr("Start backfill of %1").arg(plan->model));
-    auto *layout = new QVBoxLayout(dialog);
-    layout->setSpacing(10);
-    const QString window = plan->from == plan->to ? plan->from : tr("%1 .. %2").arg(plan->from, plan->to);
-    auto *heading = new QLabel(tr("<b>Stage and validate %1, %2?</b><br>Nothing is published: the backfill waits for "
-                                  "its review and your approval.")
-                                   .arg(plan->model.toHtmlEscaped(), window),
-                               dialog);
-    heading->setWordWrap(true);
-    layout->addWidget(heading);
-
-    auto *form = new QFormLayout;
-    form->setHorizontalSpacing(14);
-    form->setVerticalSpacing(6);
-    auto value = [dialog](const QString &name, const QString &text) {
-        auto *l = new QLabel(text, dialog);
-        l->setObjectName(name);
-        l->setWordWrap(true);
-        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        l->setMinimumWidth(420);
-        return l;
+    auto replan = [this, first = m_view->selectionFirst(), last = m_view->selectionLast()](const QStringList &leaveOut) {
+        return model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, true, m_throughput, leaveOut);
     };
-    form->addRow(tr("Window"), value(QStringLiteral("confirmWindow"),
-                                     tr("%1 (%2)").arg(window, count(plan->partitions, tr("%1 partition"), tr("%1 partitions")))));
-    QString rows = tr("≈ %1 rows now").arg(locale.toString(plan->rows));
-    if (plan->partitionsWithoutStatus > 0)
-        rows += tr(" (%1 not read yet)").arg(count(plan->partitionsWithoutStatus, tr("%1 partition"), tr("%1 partitions")));
-    form->addRow(tr("Rows"), value(QStringLiteral("confirmRows"), rows));
-    form->addRow(tr("Time"), value(QStringLiteral("confirmTime"), plan->estimateText()));
-    form->addRow(tr("Boundary"), value(QStringLiteral("confirmBoundary"),
-                                       tr("row-level diff of %1; %2 must not change")
-                                           .arg(plan->diffPartitions.join(tr(" and ")), plan->outsidePartitions.join(tr(" and ")))));
-    auto downstreamText = [this](const model::Plan::Downstream &d, bool cascade) {
-        return tr("%1, %2 (%3): %4")
-            .arg(d.model, d.from == d.to ? d.from : tr("%1 .. %2").arg(d.from, d.to),
-                 count(d.partitions, tr("%1 partition"), tr("%1 partitions")),
-                 d.staged      ? tr("staged and validated too, published together")
-                     : !cascade ? tr("not staged (Cascade is off): stale once this is published")
-                     : d.leftOut ? tr("left out: stale once this is published")
-                                 : tr("not staged: it reads a model left out, so it is stale too"));
-    };
-    auto *command = value(QStringLiteral("confirmCommand"), plan->command());
-    if (plan->downstream.isEmpty() || !plan->cascade) {
-        QStringList downstream;
-        for (const auto &d : plan->downstream)
-            downstream << downstreamText(d, plan->cascade);
-        form->addRow(tr("Downstream"), value(QStringLiteral("confirmDownstream"),
-                                             downstream.isEmpty() ? tr("none") : downstream.join(QLatin1Char('\n'))));
-    } else {
-        // A cascade: one box per downstream model; unticked, it is left out (and stale).
-        auto *box = new QWidget(dialog);
-        box->setObjectName(QStringLiteral("confirmDownstream"));
-        auto *boxLayout = new QVBoxLayout(box);
-        boxLayout->setContentsMargins(0, 0, 0, 0);
-        boxLayout->setSpacing(2);
-        QList<QCheckBox *> boxes;
-        for (const auto &d : plan->downstream) {
-            auto *check = new QCheckBox(downstreamText(d, true), box);
-            check->setObjectName(QStringLiteral("stage_") + d.model);
-            check->setChecked(d.staged);
-            boxLayout->addWidget(check);
-            boxes << check;
-        }
-        auto refresh = [this, plan, boxes, command, downstreamText, first = m_view->selectionFirst(), last = m_view->selectionLast()] {
-            QStringList leaveOut;
-            for (QCheckBox *check : boxes)
-                if (!check->isChecked() && check->isEnabled())
-                    leaveOut << check->objectName().mid(6);
-            *plan = model::Plan::make(m_engine->spec(), *m_calendar, first, last, m_history, true, m_throughput, leaveOut);
-            for (int i = 0; i < boxes.size() && i < plan->downstream.size(); ++i) {
-                const auto &d = plan->downstream.at(i);
-                const QSignalBlocker block(boxes[i]);
-                boxes[i]->setText(downstreamText(d, true));
-                boxes[i]->setChecked(d.staged);
-                // A model that reads one left out cannot be staged on its own.
-                boxes[i]->setEnabled(d.staged || d.leftOut);
-            }
-            command->setText(plan->command());
-        };
-        for (QCheckBox *check : boxes)
-            connect(check, &QCheckBox::toggled, dialog, refresh);
-        form->addRow(tr("Downstream"), box);
-    }
-    command->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    form->addRow(tr("Same as"), command);
-    layout->addLayout(form);
-
-    if (!warning.isEmpty()) {
-        auto *note = banner(dialog, QColor(0xe0, 0xa8, 0x2e), QStringLiteral("confirmWarning"));
-        auto *bannerLayout = new QHBoxLayout(note);
-        bannerLayout->setContentsMargins(10, 6, 10, 6);
-        auto *icon = new QLabel(note);
-        icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(18, 18));
-        auto *text = new QLabel(note);
-        text->setObjectName(QStringLiteral("confirmWarningText"));
-        text->setWordWrap(true);
-        text->setText(m_warningLabel->text());
-        bannerLayout->addWidget(icon, 0, Qt::AlignTop);
-        bannerLayout->addWidget(text, 1);
-        layout->addWidget(note);
-    }
-
-    auto *buttons = new QDialogButtonBox(dialog);
-    QPushButton *start = buttons->addButton(warning.isEmpty() ? tr("Start backfill") : tr("Start anyway"),
-                                            QDialogButtonBox::AcceptRole);
-    start->setObjectName(QStringLiteral("confirmStart"));
-    QPushButton *cancel = buttons->addButton(QDialogButtonBox::Cancel);
-    cancel->setObjectName(QStringLiteral("confirmCancel"));
-    if (!warning.isEmpty()) {
-        QPushButton *widenButton = buttons->addButton(
-            tr("Widen to %1").arg(namesText(*m_calendar, m_widenFirst, m_widenLast)), QDialogButtonBox::ResetRole);
-        widenButton->setObjectName(QStringLiteral("confirmWiden"));
-        connect(widenButton, &QPushButton::clicked, dialog, [this, dialog] {
-            widen();
-            dialog->reject();
-        });
-    }
-    // With the warning shown, Enter does not start what it warns about.
-    (warning.isEmpty() ? start : cancel)->setDefault(true);
-    (warning.isEmpty() ? start : cancel)->setFocus();
-    connect(buttons, &QDialogButtonBox::accepted, dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-    connect(dialog, &QDialog::accepted, this, [this, plan] { Q_EMIT backfillRequested(plan->request()); });
-    layout->addWidget(buttons);
+    const bool warned = !warningText().isEmpty();
+    auto *dialog = new StartBackfillDialog(m_plan, replan, warned ? m_notice->warningHtml() : QString(),
+                                           warned ? m_calendar->namesText(m_notice->widenFirst(), m_notice->widenLast()) : QString(),
+                                           this);
+    connect(dialog, &StartBackfillDialog::widenRequested, this, &CalendarScreen::widen);
+    connect(dialog, &StartBackfillDialog::startRequested, this, &CalendarScreen::backfillRequested);
     dialog->open();
     Q_EMIT confirmationShown();
 }
@@ -1402,72 +842,15 @@ void CalendarScreen::updateDetail(int ordinal)
 {
     if (m_modelName.isEmpty() || ordinal < 0 || ordinal >= m_calendar->partitionCount()) {
         const bool noModels = !m_engine || !m_engine->hasSpec() || m_engine->spec().models.empty();
-        m_detail->setText(m_modelName.isEmpty()
-                              ? (noModels ? tr("Open a spec (File › Open Spec…): its models are listed in the sidebar, "
-                                               "and the calendar shows the partitions of the one you select.")
-                                          : tr("Select a model in the sidebar."))
-                              : tr("<p>Point at a partition to see its rows, measures and checks.</p>"
-                                   "<p>Click to select it; shift-click, drag or shift+arrow keys select a window.</p>"));
+        m_detail->showHint(m_modelName.isEmpty()
+                               ? (noModels ? tr("Open a spec (File › Open Spec…): its models are listed in the sidebar, "
+                                                "and the calendar shows the partitions of the one you select.")
+                                           : tr("Select a model in the sidebar."))
+                               : tr("<p>Point at a partition to see its rows, measures and checks.</p>"
+                                    "<p>Click to select it; shift-click, drag or shift+arrow keys select a window.</p>"));
         return;
     }
-    const QModelIndex idx = m_calendar->indexOfOrdinal(ordinal);
-    const backfill::Partition &p = m_calendar->partition(ordinal);
-    const QLocale locale;
-    const QString zone = q(m_calendar->model().timezone);
-    auto instant = [](const QDateTime &t) { return t.toString(QStringLiteral("yyyy-MM-dd HH:mm")); };
-    QString html = QStringLiteral("<h3 style='margin:0'>%1</h3>").arg(q(p.name).toHtmlEscaped());
-    html += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
-    const QString quiet = palette().color(QPalette::PlaceholderText).name();
-    auto row = [&html, &quiet](const QString &k, const QString &v) {
-        html += QStringLiteral("<tr><td style='padding-right:10px; color:%1'>%2</td><td>%3</td></tr>").arg(quiet, k, v);
-    };
-    row(zone, QStringLiteral("%1 – %2").arg(instant(p.start), instant(p.end)));
-    if (zone != QLatin1String("UTC"))
-        row(tr("UTC"), QStringLiteral("%1 – %2").arg(instant(p.start.toUTC()), instant(p.end.toUTC())));
-    const backfill::StatusRow *s = m_calendar->status(ordinal);
-    if (m_calendar->isFuture(ordinal)) {
-        row(tr("State"), tr("in the future"));
-    } else if (!s) {
-        row(tr("State"), m_refreshing ? tr("reading…") : tr("not read yet"));
-    } else {
-        row(tr("Rows"), s->rows == 0 ? tr("<b>none</b> (empty partition)") : locale.toString(qlonglong(s->rows)));
-        for (const QVariant &v : idx.data(PartitionCalendarModel::MeasuresRole).toList()) {
-            const QVariantMap m = v.toMap();
-            row(m.value(QStringLiteral("name")).toString().toHtmlEscaped(), m.value(QStringLiteral("value")).toString());
-        }
-        const QDateTime loaded = idx.data(PartitionCalendarModel::LoadedAtRole).toDateTime();
-        row(tr("Loaded"), loaded.isValid() ? loaded.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"))
-                                           : tr("unknown"));
-        const QString claim = idx.data(PartitionCalendarModel::ClaimRole).toString();
-        row(tr("Claim"), claim.isEmpty() ? tr("none") : claim.toHtmlEscaped());
-        const QString metric = idx.data(PartitionCalendarModel::MetricTextRole).toString();
-        if (!metric.isEmpty())
-            row(m_metric->currentText(), metric.toHtmlEscaped());
-    }
-    html += QStringLiteral("</table>");
-    const QVariantList checks = idx.data(PartitionCalendarModel::ChecksRole).toList();
-    if (!checks.isEmpty()) {
-        html += QStringLiteral("<p style='margin-top:8px; margin-bottom:2px'><b>%1</b></p>").arg(tr("Checks"));
-        for (const QVariant &v : checks) {
-            const QVariantMap c = v.toMap();
-            const QString state = c.value(QStringLiteral("state")).toString();
-            const QString mark = state == QLatin1String("ok")         ? QStringLiteral("<span style='color:#4fa86b'>✓</span>")
-                : state == QLatin1String("mismatch") ? QStringLiteral("<span style='color:#d64545'><b>✗</b></span>")
-                                                     : QStringLiteral("<span style='color:#e0a82e'>?</span>");
-            html += QStringLiteral("<p style='margin:0'>%1 %2<br>").arg(mark, c.value(QStringLiteral("name")).toString().toHtmlEscaped());
-            const QString source = c.value(QStringLiteral("source")).toString();
-            html += QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;") + (state == QLatin1String("checking")
-                    ? tr("%1; reading the source…").arg(c.value(QStringLiteral("value")).toString())
-                    : source.isEmpty()
-                    ? tr("%1; source: no value").arg(c.value(QStringLiteral("value")).toString())
-                    : tr("%1 vs source %2").arg(c.value(QStringLiteral("value")).toString(), source));
-            if (state == QLatin1String("mismatch") && c.contains(QStringLiteral("difference")))
-                html += QStringLiteral("<br>&nbsp;&nbsp;&nbsp;&nbsp;<b>%1</b>")
-                            .arg(tr("difference %1").arg(c.value(QStringLiteral("difference")).toString()));
-            html += QStringLiteral("</p>");
-        }
-    }
-    m_detail->setText(html);
+    m_detail->showPartition(*m_calendar, ordinal, m_refreshing, m_metric->currentText());
 }
 
 } // namespace reprint::views

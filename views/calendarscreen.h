@@ -35,7 +35,6 @@
 #include <QPointer>
 #include <QWidget>
 
-class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLayout;
@@ -43,7 +42,6 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSplitter;
-class QStackedWidget;
 class QToolButton;
 class QFrame;
 
@@ -55,6 +53,9 @@ namespace reprint::views {
 
 class CalendarView;
 class CalendarLegend;
+class PartitionDetail;
+class PlanBox;
+class ScopeNotice;
 
 class CalendarScreen : public QWidget {
     Q_OBJECT
@@ -118,8 +119,6 @@ private:
     QWidget *buildErrorBanner();
     QWidget *buildCalendarPane();
     QLayout *buildWindowFields();
-    QWidget *buildScopeNotice();
-    QWidget *buildPlanBox();
     void connectUi();
     void setYears(int firstYear, int lastYear);
     void startChunks(int firstOrdinal, int lastOrdinal);
@@ -189,26 +188,13 @@ private:
     QLabel *m_errorLabel = nullptr;
     QPushButton *m_retry = nullptr;
     QSplitter *m_splitter = nullptr;
-    QLabel *m_detail = nullptr;
+    PartitionDetail *m_detail = nullptr;
     QLineEdit *m_from = nullptr;
     QLineEdit *m_to = nullptr;
     QPushButton *m_selectFailing = nullptr;
     QLabel *m_windowError = nullptr;
-    QStackedWidget *m_notice = nullptr;
-    QLabel *m_scopeNote = nullptr;
-    QFrame *m_warning = nullptr;
-    QLabel *m_warningLabel = nullptr;
-    QPushButton *m_widen = nullptr;
-    QLabel *m_planSummary = nullptr;
-    QLabel *m_planDiff = nullptr;
-    QLabel *m_planDownstream = nullptr;
-    QLabel *m_planConflicts = nullptr;
-    QLineEdit *m_command = nullptr;
-    QToolButton *m_copy = nullptr;
-    QCheckBox *m_cascade = nullptr;
-    QPushButton *m_start = nullptr;
-    int m_widenFirst = -1;
-    int m_widenLast = -1;
+    ScopeNotice *m_notice = nullptr;
+    PlanBox *m_planBox = nullptr;
 };
 
 } // namespace reprint::views

@@ -1,4 +1,5 @@
 #include "calendarview.h"
+#include "darkpalette.h"
 
 #include "partitioncalendarmodel.h"
 
@@ -21,11 +22,6 @@ QColor withAlpha(QColor c, int alpha)
 {
     c.setAlpha(alpha);
     return c;
-}
-
-bool isDark(const QColor &c)
-{
-    return 0.299 * c.redF() + 0.587 * c.greenF() + 0.114 * c.blueF() < 0.55;
 }
 
 const QColor kTodayRing(0xf0, 0x8c, 0x00);
@@ -528,152 +524,172 @@ void CalendarView::paintEvent(QPaintEvent *event)
     m_painted = true;
     m_pendingScroll = QPersistentModelIndex();
     QPainter p(viewport());
-    const QPalette pal = palette();
-    const QColor base = pal.color(QPalette::Base);
-    const QColor text = pal.color(QPalette::Text);
-    const QColor highlight = pal.color(QPalette::Highlight);
-    const bool darkTheme = isDark(base);
-    p.fillRect(event->rect(), base);
+    const Ink ink = inkFor();
+    p.fillRect(event->rect(), ink.base);
     if (!m_calendar || m_rowTop.empty()) {
-        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.setPen(ink.quiet);
         p.drawText(viewport()->rect(), Qt::AlignCenter, tr("No model selected"));
         return;
     }
     const int dx = horizontalOffset();
     const int dy = verticalOffset();
     const int cols = m_calendar->columnCount();
-    const QColor weekendTint = darkTheme ? QColor(255, 255, 255, 16) : QColor(0, 40, 120, 14);
-    const QColor weekendText = darkTheme ? QColor(0x8f, 0xb4, 0xf0) : QColor(0x2f, 0x5f, 0xb0);
-    const QColor quiet = pal.color(QPalette::PlaceholderText);
     const Grain grain = m_calendar->grain();
-
-    QFont labelFont = font();
-    QFont cellFont = font();
-    cellFont.setPixelSize(std::max(8, std::min(m_cellH, m_cellW) * 9 / 20));
-    QFont yearFont = font();
-    yearFont.setBold(true);
-    yearFont.setPointSizeF(yearFont.pointSizeF() * 1.15);
-    const bool cellLabels = m_cellW >= 16 && m_cellH >= 14;
-    const QFontMetrics cellMetrics(cellFont);
-
     const int top = dy + m_headerHeight;
     const int bottom = dy + viewport()->height();
     auto first = std::upper_bound(m_rowTop.begin(), m_rowTop.end(), top - m_cellH - m_groupHeight);
     int row = first == m_rowTop.begin() ? 0 : int(first - m_rowTop.begin()) - 1;
-    const QBrush hatch(withAlpha(text, darkTheme ? 80 : 60), Qt::BDiagPattern);
-
     for (; row < int(m_rowTop.size()) && m_rowTop[std::size_t(row)] - m_groupHeight < bottom; ++row) {
         const int y = m_rowTop[std::size_t(row)] - dy;
-        if (m_groupStart[std::size_t(row)]) {
-            p.setFont(yearFont);
-            p.setPen(text);
-            const int year = m_calendar->headerData(row, Qt::Vertical, PartitionCalendarModel::GroupRole).toInt();
-            p.drawText(QRect(8 - dx, y - m_groupHeight, 200, m_groupHeight - 4), Qt::AlignLeft | Qt::AlignBottom,
-                       QString::number(year));
-        }
-        const bool weekendRow = m_calendar->headerData(row, Qt::Vertical, PartitionCalendarModel::WeekendRole).toBool();
-        p.setFont(labelFont);
-        p.setPen(weekendRow ? weekendText : quiet);
-        p.drawText(QRect(8 - dx, y, m_labelWidth - 14, m_cellH), Qt::AlignRight | Qt::AlignVCenter,
-                   m_calendar->headerData(row, Qt::Vertical).toString());
-        if (weekendRow)
-            p.fillRect(QRect(m_labelWidth - dx - 2, y - m_gap / 2, cols * m_cellW + 2, m_cellH + m_gap), weekendTint);
-
-        p.setFont(cellFont);
+        paintRowHeading(p, row, y, ink);
+        p.setFont(ink.cellFont);
         for (int col = 0; col < cols; ++col) {
             const int o = m_calendar->ordinalAt(row, col);
             const QRect r(m_labelWidth + col * m_cellW - dx, y, m_cellW - m_gap, m_cellH);
             if (grain == Grain::Day && col % 7 >= 5)
-                p.fillRect(r.adjusted(-m_gap / 2 - 1, -m_gap / 2 - 1, m_gap / 2 + 1, m_gap / 2 + 1), weekendTint);
-            if (o < 0)
-                continue;
-            const PartitionCalendarModel::CellSummary s = m_calendar->summary(o);
-            QColor fill;
-            QColor ink = text;
-            if (s.future) {
-                p.setPen(withAlpha(text, 45));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(r.adjusted(0, 0, -1, -1));
-                ink = withAlpha(text, 80);
-            } else if (!s.hasStatus && !s.colour.isValid()) {
-                fill = withAlpha(text, 28);
-                p.fillRect(r, fill);
-                ink = quiet;
-            } else if (s.empty) {
-                p.fillRect(r, base);
-                p.fillRect(r, hatch);
-                p.setPen(withAlpha(text, 110));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(r.adjusted(0, 0, -1, -1));
-                ink = quiet;
-            } else {
-                fill = s.colour.isValid() ? s.colour : withAlpha(text, 28);
-                p.fillRect(r, fill);
-                ink = isDark(fill) ? QColor(255, 255, 255, 235) : QColor(20, 22, 26, 220);
-            }
-            if (cellLabels) {
-                p.setPen(ink);
-                const QString label = grain == Grain::Hour ? QStringLiteral("%1").arg(s.label, 2, 10, QLatin1Char('0'))
-                                                           : QString::number(s.label);
-                if (cellMetrics.horizontalAdvance(label) <= r.width() - 2)
-                    p.drawText(r, Qt::AlignCenter, label);
-            }
-            if (s.health == PartitionCalendarModel::Health::Mismatch) {
-                const int t = std::max(5, std::min(r.width(), r.height()) * 11 / 20);
-                QPainterPath tri;
-                tri.moveTo(r.right() + 1 - t, r.top());
-                tri.lineTo(r.right() + 1, r.top());
-                tri.lineTo(r.right() + 1, r.top() + t);
-                tri.closeSubpath();
-                p.setRenderHint(QPainter::Antialiasing, true);
-                p.fillPath(tri, darkTheme ? QColor(255, 255, 255) : QColor(25, 25, 28));
-                p.setRenderHint(QPainter::Antialiasing, false);
-            }
-            if (s.claimState == PartitionCalendarModel::ClaimState::Running
-                || s.claimState == PartitionCalendarModel::ClaimState::Staged) {
-                p.setPen(QPen(ink, 1, Qt::DashLine));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(r.adjusted(2, 2, -3, -3));
-            }
-            if (o >= m_first && o <= m_last && m_first >= 0) {
-                p.fillRect(r, withAlpha(highlight, 70));
-                p.setPen(QPen(highlight, 2));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(r.adjusted(1, 1, -1, -1));
-            }
-            if (s.today) {
-                p.setPen(QPen(kTodayRing, 2));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(r.adjusted(-1, -1, 0, 0));
-            }
-            if (o == m_hover) {
-                p.setPen(QPen(text, 1));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(r.adjusted(-2, -2, 1, 1));
-            }
-            if (o == m_current && hasFocus()) {
-                p.setPen(QPen(text, 1, Qt::DotLine));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(r.adjusted(-2, -2, 1, 1));
-            }
+                p.fillRect(r.adjusted(-m_gap / 2 - 1, -m_gap / 2 - 1, m_gap / 2 + 1, m_gap / 2 + 1), ink.weekendTint);
+            if (o >= 0)
+                paintCell(p, r, o, ink);
         }
     }
+    paintColumnLabels(p, ink);
+}
 
-    // Column labels stay at the top while the rows scroll under them.
+CalendarView::Ink CalendarView::inkFor() const
+{
+    const QPalette pal = palette();
+    Ink ink;
+    ink.base = pal.color(QPalette::Base);
+    ink.text = pal.color(QPalette::Text);
+    ink.highlight = pal.color(QPalette::Highlight);
+    ink.quiet = pal.color(QPalette::PlaceholderText);
+    ink.dark = isDark(ink.base);
+    ink.weekendTint = ink.dark ? QColor(255, 255, 255, 16) : QColor(0, 40, 120, 14);
+    ink.weekendText = ink.dark ? QColor(0x8f, 0xb4, 0xf0) : QColor(0x2f, 0x5f, 0xb0);
+    ink.labelFont = font();
+    ink.cellFont = font();
+    ink.cellFont.setPixelSize(std::max(8, std::min(m_cellH, m_cellW) * 9 / 20));
+    ink.yearFont = font();
+    ink.yearFont.setBold(true);
+    ink.yearFont.setPointSizeF(ink.yearFont.pointSizeF() * 1.15);
+    ink.cellLabels = m_cellW >= 16 && m_cellH >= 14;
+    ink.cellMetrics = QFontMetrics(ink.cellFont);
+    ink.hatch = QBrush(withAlpha(ink.text, ink.dark ? 80 : 60), Qt::BDiagPattern);
+    return ink;
+}
+
+void CalendarView::paintRowHeading(QPainter &p, int row, int y, const Ink &ink) const
+{
+    const int dx = horizontalOffset();
+    if (m_groupStart[std::size_t(row)]) {
+        p.setFont(ink.yearFont);
+        p.setPen(ink.text);
+        const int year = m_calendar->headerData(row, Qt::Vertical, PartitionCalendarModel::GroupRole).toInt();
+        p.drawText(QRect(8 - dx, y - m_groupHeight, 200, m_groupHeight - 4), Qt::AlignLeft | Qt::AlignBottom,
+                   QString::number(year));
+    }
+    const bool weekendRow = m_calendar->headerData(row, Qt::Vertical, PartitionCalendarModel::WeekendRole).toBool();
+    p.setFont(ink.labelFont);
+    p.setPen(weekendRow ? ink.weekendText : ink.quiet);
+    p.drawText(QRect(8 - dx, y, m_labelWidth - 14, m_cellH), Qt::AlignRight | Qt::AlignVCenter,
+               m_calendar->headerData(row, Qt::Vertical).toString());
+    if (weekendRow)
+        p.fillRect(QRect(m_labelWidth - dx - 2, y - m_gap / 2, m_calendar->columnCount() * m_cellW + 2, m_cellH + m_gap),
+                   ink.weekendTint);
+}
+
+void CalendarView::paintCell(QPainter &p, const QRect &r, int o, const Ink &ink) const
+{
+    const QColor &text = ink.text;
+    const PartitionCalendarModel::CellSummary s = m_calendar->summary(o);
+    QColor fill;
+    QColor pen = text;  // the label's ink
+    if (s.future) {
+        p.setPen(withAlpha(text, 45));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(0, 0, -1, -1));
+        pen = withAlpha(text, 80);
+    } else if (!s.hasStatus && !s.colour.isValid()) {
+        fill = withAlpha(text, 28);
+        p.fillRect(r, fill);
+        pen = ink.quiet;
+    } else if (s.empty) {
+        p.fillRect(r, ink.base);
+        p.fillRect(r, ink.hatch);
+        p.setPen(withAlpha(text, 110));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(0, 0, -1, -1));
+        pen = ink.quiet;
+    } else {
+        fill = s.colour.isValid() ? s.colour : withAlpha(text, 28);
+        p.fillRect(r, fill);
+        pen = isDark(fill) ? QColor(255, 255, 255, 235) : QColor(20, 22, 26, 220);
+    }
+    if (ink.cellLabels) {
+        p.setPen(pen);
+        const QString label = m_calendar->grain() == Grain::Hour ? QStringLiteral("%1").arg(s.label, 2, 10, QLatin1Char('0'))
+                                                                 : QString::number(s.label);
+        if (ink.cellMetrics.horizontalAdvance(label) <= r.width() - 2)
+            p.drawText(r, Qt::AlignCenter, label);
+    }
+    if (s.health == PartitionCalendarModel::Health::Mismatch) {
+        const int t = std::max(5, std::min(r.width(), r.height()) * 11 / 20);
+        QPainterPath tri;
+        tri.moveTo(r.right() + 1 - t, r.top());
+        tri.lineTo(r.right() + 1, r.top());
+        tri.lineTo(r.right() + 1, r.top() + t);
+        tri.closeSubpath();
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.fillPath(tri, ink.dark ? QColor(255, 255, 255) : QColor(25, 25, 28));
+        p.setRenderHint(QPainter::Antialiasing, false);
+    }
+    if (s.claimState == PartitionCalendarModel::ClaimState::Running
+        || s.claimState == PartitionCalendarModel::ClaimState::Staged) {
+        p.setPen(QPen(pen, 1, Qt::DashLine));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(2, 2, -3, -3));
+    }
+    if (o >= m_first && o <= m_last && m_first >= 0) {
+        p.fillRect(r, withAlpha(ink.highlight, 70));
+        p.setPen(QPen(ink.highlight, 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(1, 1, -1, -1));
+    }
+    if (s.today) {
+        p.setPen(QPen(kTodayRing, 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(-1, -1, 0, 0));
+    }
+    if (o == m_hover) {
+        p.setPen(QPen(text, 1));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(-2, -2, 1, 1));
+    }
+    if (o == m_current && hasFocus()) {
+        p.setPen(QPen(text, 1, Qt::DotLine));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(-2, -2, 1, 1));
+    }
+}
+
+void CalendarView::paintColumnLabels(QPainter &p, const Ink &ink) const
+{
+    const int dx = horizontalOffset();
+    const Grain grain = m_calendar->grain();
     const QRect header(0, 0, viewport()->width(), m_headerHeight);
-    p.fillRect(header, base);
-    p.setPen(withAlpha(text, 40));
+    p.fillRect(header, ink.base);
+    p.setPen(withAlpha(ink.text, 40));
     p.drawLine(header.bottomLeft(), header.bottomRight());
-    p.setFont(labelFont);
-    const QFontMetrics fm(labelFont);
-    for (int col = 0; col < cols; ++col) {
+    p.setFont(ink.labelFont);
+    const QFontMetrics fm(ink.labelFont);
+    for (int col = 0; col < m_calendar->columnCount(); ++col) {
         const QString label = m_calendar->headerData(col, Qt::Horizontal).toString();
         const bool weekend = m_calendar->headerData(col, Qt::Horizontal, PartitionCalendarModel::WeekendRole).toBool();
         // Hours and weeks label every few columns when the cells are narrow.
         const int every = fm.horizontalAdvance(label) + 4 > m_cellW ? (grain == Grain::Hour ? 3 : 4) : 1;
         if (col % every != 0)
             continue;
-        p.setPen(weekend ? weekendText : quiet);
+        p.setPen(weekend ? ink.weekendText : ink.quiet);
         p.drawText(QRect(m_labelWidth + col * m_cellW - dx - 8, 0, m_cellW - m_gap + 16, m_headerHeight - 2),
                    Qt::AlignHCenter | Qt::AlignVCenter, label);
     }

@@ -16,9 +16,14 @@
 // Thread affinity: GUI thread. The view does not own its model.
 
 #include <QAbstractItemView>
+#include <QBrush>
+#include <QFont>
+#include <QFontMetrics>
 #include <QPersistentModelIndex>
 
 #include <vector>
+
+class QPainter;
 
 namespace reprint::model {
 class PartitionCalendarModel;
@@ -92,6 +97,23 @@ private:
     int moveFrom(int ordinal, int key, Qt::KeyboardModifiers modifiers) const;
     void syncSelectionModel();
     void setHover(int ordinal);
+    // The colours and fonts of one paint, from the palette, the font and the cell size.
+    struct Ink {
+        QColor base, text, highlight, quiet, weekendTint, weekendText;
+        bool dark = false;
+        QFont labelFont, cellFont, yearFont;
+        QFontMetrics cellMetrics{QFont()};
+        bool cellLabels = false;  // the cells are large enough for their day or hour
+        QBrush hatch;             // an empty partition
+    };
+    Ink inkFor() const;
+    // Row `row`'s label at `y` (viewport), its year above it where a year starts, and the
+    // tint of a weekend row.
+    void paintRowHeading(QPainter &p, int row, int y, const Ink &ink) const;
+    // Partition `ordinal` in `r`: its colour or state, its label and its marks.
+    void paintCell(QPainter &p, const QRect &r, int ordinal, const Ink &ink) const;
+    // The column labels, which stay at the top while the rows scroll under them.
+    void paintColumnLabels(QPainter &p, const Ink &ink) const;
 
     model::PartitionCalendarModel *m_calendar = nullptr;
     std::vector<int> m_rowTop;   // content y of each row

@@ -73,4 +73,9 @@ void useDarkPalette()
     QApplication::setPalette(p);
 }
 
+bool isDark(const QColor &c)
+{
+    return 0.299 * c.redF() + 0.587 * c.greenF() + 0.114 * c.blueF() < 0.55;
+}
+
 } // namespace reprint::views

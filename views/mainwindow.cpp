@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
 #include "connectiondialog.h"
+#include "demopage.h"
+#include "modelpage.h"
 #include "newspecdialog.h"
 #include "placeholderpage.h"
 
@@ -128,16 +130,6 @@ private:
     static constexpr int kLineGap = 3;
 };
 
-// Table rows with room to breathe: the default row is only as tall as its text.
-class PaddedRowDelegate : public QStyledItemDelegate {
-public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override
-    {
-        return QStyledItemDelegate::sizeHint(option, index) + QSize(0, 8);
-    }
-};
-
 // A label that elides its text to its width instead of widening the window; text()
 // stays the whole text, and the tooltip shows it.
 class ElidingLabel : public QLabel {
@@ -155,18 +147,6 @@ protected:
         painter.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, fontMetrics().elidedText(text(), Qt::ElideRight, r.width()));
     }
 };
-
-QLabel *valueLabel()
-{
-    auto *label = new QLabel;
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    return label;
-}
-
-QString joined(const QStringList &items, const QString &none)
-{
-    return items.isEmpty() ? none : items.join(QStringLiteral(", "));
-}
 
 } // namespace
 
@@ -398,43 +378,32 @@ void MainWindow::followDemo(model::DemoLauncher *demo)
     connect(demo, &model::DemoLauncher::progressed, this, &MainWindow::showDemoProgress);
     connect(demo, &model::DemoLauncher::failed, this, [this](const QString &message) {
         clearBusy();
-        if (m_demoHeading)
-            m_demoHeading->setText(tr("The demo warehouse did not start"));
+        if (m_demoPage)
+            m_demoPage->showFailed();
         showDemoProgress(message, -1);
     });
 }
 
 void MainWindow::showDemoProgress(const QString &step, double elapsedSeconds)
 {
-    if (m_demoSteps->topLevelItemCount() == 0) {
+    if (m_demoPage->stepCount() == 0) {
         m_modelStack->setCurrentWidget(m_demoPage);
         m_tabs->setCurrentIndex(0);
     }
-    const QLocale locale;
-    const QString time = elapsedSeconds < 0 ? QString() : tr("%1 s").arg(locale.toString(elapsedSeconds, 'f', 1));
-    auto *item = new QTreeWidgetItem(m_demoSteps, {time, step});
-    item->setTextAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
-    item->setToolTip(1, step);
-    m_demoSteps->scrollToItem(item);
+    const QString time = m_demoPage->addStep(step, elapsedSeconds);
     if (elapsedSeconds >= 0)
         showBusy(tr("Starting the demo warehouse (%1): %2").arg(time, step));
 }
 
 QStringList MainWindow::demoSteps() const
 {
-    QStringList out;
-    for (int i = 0; i < m_demoSteps->topLevelItemCount(); ++i)
-        out << m_demoSteps->topLevelItem(i)->text(0) + QStringLiteral("  ") + m_demoSteps->topLevelItem(i)->text(1);
-    return out;
+    return m_demoPage->steps();
 }
 
-void MainWindow::buildCentre()
+// The sidebar: the spec's models, one row each.
+QWidget *MainWindow::buildSidebar(QWidget *parent)
 {
-    auto *splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->setObjectName(QStringLiteral("mainSplitter"));
-    splitter->setChildrenCollapsible(false);
-
-    auto *sidebar = new QWidget(splitter);
+    auto *sidebar = new QWidget(parent);
     auto *sidebarLayout = new QVBoxLayout(sidebar);
     sidebarLayout->setContentsMargins(0, 0, 0, 0);
     sidebarLayout->setSpacing(0);
@@ -454,6 +423,16 @@ void MainWindow::buildCentre()
     sidebarLayout->addWidget(sidebarTitle);
     sidebarLayout->addWidget(m_modelList, 1);
     sidebar->setMinimumWidth(220);
+    return sidebar;
+}
+
+void MainWindow::buildCentre()
+{
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->setObjectName(QStringLiteral("mainSplitter"));
+    splitter->setChildrenCollapsible(false);
+
+    QWidget *sidebar = buildSidebar(splitter);
 
     m_tabs = new QTabWidget(splitter);
     m_tabs->setObjectName(QStringLiteral("modelTabs"));
@@ -466,87 +445,11 @@ void MainWindow::buildCentre()
     empty->setObjectName(QStringLiteral("emptyPage"));
     m_modelStack->addWidget(empty);
 
-    auto *details = new QWidget;
-    auto *detailsLayout = new QVBoxLayout(details);
-    detailsLayout->setContentsMargins(24, 20, 24, 20);
-    detailsLayout->setSpacing(6);
-    m_modelTitle = new QLabel(details);
-    m_modelTitle->setObjectName(QStringLiteral("modelTitle"));
-    m_modelTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    QFont bigFont = m_modelTitle->font();
-    bigFont.setPointSizeF(bigFont.pointSizeF() * 1.5);
-    bigFont.setBold(true);
-    m_modelTitle->setFont(bigFont);
-    m_modelSubtitle = new QLabel(details);
-    m_modelSubtitle->setForegroundRole(QPalette::PlaceholderText);
-    detailsLayout->addWidget(m_modelTitle);
-    detailsLayout->addWidget(m_modelSubtitle);
-    detailsLayout->addSpacing(12);
-
-    m_modelForm = new QFormLayout;
-    m_modelForm->setLabelAlignment(Qt::AlignLeft);
-    m_modelForm->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
-    m_modelForm->setHorizontalSpacing(24);
-    m_modelForm->setVerticalSpacing(8);
-    const QList<std::pair<QString, QString>> rows = {
-        {QStringLiteral("target"), tr("Target")},         {QStringLiteral("partition"), tr("Partitioned by")},
-        {QStringLiteral("timezone"), tr("Timezone")},     {QStringLiteral("key"), tr("Key")},
-        {QStringLiteral("measures"), tr("Measures")},     {QStringLiteral("dependsOn"), tr("Depends on")},
-        {QStringLiteral("transform"), tr("Transform")},
-    };
-    for (const auto &[name, label] : rows) {
-        QLabel *value = valueLabel();
-        value->setObjectName(name + QStringLiteral("Value"));
-        m_modelForm->addRow(label, value);
-    }
-    detailsLayout->addLayout(m_modelForm);
-    detailsLayout->addSpacing(16);
-
-    auto *checksTitle = new QLabel(tr("Checks"), details);
-    checksTitle->setFont(titleFont);
-    detailsLayout->addWidget(checksTitle);
-    m_checks = new QTreeWidget(details);
-    m_checks->setObjectName(QStringLiteral("checks"));
-    m_checks->setRootIsDecorated(false);
-    m_checks->setAlternatingRowColors(true);
-    m_checks->setItemDelegate(new PaddedRowDelegate(m_checks));
-    m_checks->setSelectionMode(QAbstractItemView::NoSelection);
-    m_checks->setFocusPolicy(Qt::NoFocus);
-    m_checks->setHeaderLabels({tr("Check"), tr("Measure"), tr("Tolerance"), tr("Source query")});
-    m_checks->header()->setStretchLastSection(true);
-    m_checks->header()->setSectionResizeMode(QHeaderView::Interactive);
-    m_checks->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    detailsLayout->addWidget(m_checks);
-    detailsLayout->addStretch(1);
-
-    m_modelStack->addWidget(details);
+    m_modelPage = new ModelPage;
+    m_modelStack->addWidget(m_modelPage);
 
     // While the demo warehouse starts: its steps, each with the time it began.
-    m_demoPage = new QWidget;
-    m_demoPage->setObjectName(QStringLiteral("demoPage"));
-    auto *demoLayout = new QVBoxLayout(m_demoPage);
-    demoLayout->setContentsMargins(24, 20, 24, 20);
-    demoLayout->setSpacing(8);
-    m_demoHeading = new QLabel(tr("Starting the demo warehouse"), m_demoPage);
-    m_demoHeading->setFont(bigFont);
-    auto *demoNote = new QLabel(tr("A private PostgreSQL cluster with a seeded shop: the first start creates and seeds it "
-                                   "(a minute or two at scale 1); later starts reuse it."),
-                                m_demoPage);
-    demoNote->setWordWrap(true);
-    demoNote->setForegroundRole(QPalette::PlaceholderText);
-    m_demoSteps = new QTreeWidget(m_demoPage);
-    m_demoSteps->setObjectName(QStringLiteral("demoSteps"));
-    m_demoSteps->setRootIsDecorated(false);
-    m_demoSteps->setHeaderLabels({tr("At"), tr("Step")});
-    m_demoSteps->setSelectionMode(QAbstractItemView::NoSelection);
-    m_demoSteps->setFocusPolicy(Qt::NoFocus);
-    m_demoSteps->setItemDelegate(new PaddedRowDelegate(m_demoSteps));
-    m_demoSteps->setColumnWidth(0, fontMetrics().horizontalAdvance(QStringLiteral("0000.0 s")) + 24);
-    m_demoSteps->header()->setStretchLastSection(true);
-    m_demoSteps->setWordWrap(true);
-    demoLayout->addWidget(m_demoHeading);
-    demoLayout->addWidget(demoNote);
-    demoLayout->addWidget(m_demoSteps, 1);
+    m_demoPage = new DemoPage;
     m_modelStack->addWidget(m_demoPage);
     m_tabs->addTab(m_modelStack, tr("Model"));
     m_calendar = new CalendarScreen(m_engine);
@@ -772,51 +675,7 @@ void MainWindow::showModel(const QModelIndex &index)
     QVariantMap selected = settings.value(kSelectedModelsKey).toMap();
     selected.insert(m_specModels->specPath(), name);
     settings.setValue(kSelectedModelsKey, selected);
-    auto value = [this](const char *name) { return m_modelStack->findChild<QLabel *>(QLatin1String(name) + QStringLiteral("Value")); };
-    const QString target = index.data(SpecModelsModel::TargetRole).toString();
-    const QString grain = index.data(SpecModelsModel::GrainRole).toString();
-    const QString timezone = index.data(SpecModelsModel::TimezoneRole).toString();
-    m_modelTitle->setText(index.data(SpecModelsModel::NameRole).toString());
-    m_modelSubtitle->setText(tr("%1, one partition per %2 (%3)").arg(target, grain, timezone));
-    value("target")->setText(target);
-    value("partition")->setText(tr("%1, by %2").arg(index.data(SpecModelsModel::PartitionColumnRole).toString(), grain));
-    value("timezone")->setText(timezone);
-    value("key")->setText(joined(index.data(SpecModelsModel::KeyRole).toStringList(), tr("(none)")));
-    QStringList measures{tr("rows (always)")};
-    measures += index.data(SpecModelsModel::MeasuresRole).toStringList();
-    value("measures")->setText(measures.join(QStringLiteral(", ")));
-    value("dependsOn")->setText(joined(index.data(SpecModelsModel::DependsOnRole).toStringList(), tr("(nothing)")));
-    const QString transform = index.data(SpecModelsModel::TransformFileRole).toString();
-    value("transform")->setText(QFileInfo(transform).fileName());
-    value("transform")->setToolTip(transform);
-
-    m_checks->clear();
-    const QVariantList checks = index.data(SpecModelsModel::ChecksRole).toList();
-    for (const QVariant &v : checks) {
-        const QVariantMap c = v.toMap();
-        const double tolerance = c.value(QStringLiteral("tolerance")).toDouble();
-        const QString source = c.value(QStringLiteral("source")).toString();
-        auto *item = new QTreeWidgetItem(m_checks, {c.value(QStringLiteral("name")).toString(),
-                                                    c.value(QStringLiteral("measure")).toString(),
-                                                    tolerance == 0 ? tr("exact")
-                                                                   : tr("%1 %").arg(tolerance * 100, 0, 'g', 3),
-                                                    QFileInfo(source).fileName()});
-        item->setToolTip(3, source);
-    }
-    if (checks.isEmpty()) {
-        auto *none = new QTreeWidgetItem(m_checks, {tr("No checks: validation compares old and new totals only.")});
-        none->setFirstColumnSpanned(true);
-    }
-    for (int c = 0; c < m_checks->columnCount() - 1 && !checks.isEmpty(); ++c) {
-        m_checks->resizeColumnToContents(c);
-        m_checks->setColumnWidth(c, m_checks->columnWidth(c) + 24);
-    }
-    // As tall as its rows (a spec has a handful of checks), so the page does not end in
-    // an empty box.
-    const int rows = std::max(1, m_checks->topLevelItemCount());
-    const int rowHeight = std::max(m_checks->sizeHintForRow(0), fontMetrics().height());
-    m_checks->setFixedHeight(m_checks->header()->sizeHint().height() + std::min(rows, 12) * rowHeight
-                             + 2 * m_checks->frameWidth() + 4);
+    m_modelPage->showModel(index);
 }
 
 void MainWindow::chooseSpec()

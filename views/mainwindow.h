@@ -27,8 +27,6 @@ class QMessageBox;
 class QProgressBar;
 class QStackedWidget;
 class QTabWidget;
-class QTreeWidget;
-class QFormLayout;
 
 namespace reprint::model {
 class DemoLauncher;
@@ -40,6 +38,8 @@ struct DatabaseError;
 namespace reprint::views {
 
 class CalendarScreen;
+class DemoPage;
+class ModelPage;
 class ReviewScreen;
 class RunScreen;
 
@@ -108,6 +108,7 @@ protected:
 private:
     void buildMenus();
     void buildCentre();
+    QWidget *buildSidebar(QWidget *parent);
     void buildStatusBar();
     void chooseSpec();
     void openRecent(const QString &path);
@@ -138,18 +139,13 @@ private:
     QListView *m_modelList = nullptr;
     QTabWidget *m_tabs = nullptr;
     QStackedWidget *m_modelStack = nullptr;
-    QLabel *m_modelTitle = nullptr;
-    QLabel *m_modelSubtitle = nullptr;
-    QFormLayout *m_modelForm = nullptr;
-    QTreeWidget *m_checks = nullptr;
+    ModelPage *m_modelPage = nullptr;
     QLabel *m_connectionDot = nullptr;
     QLabel *m_connectionText = nullptr;
     QLabel *m_busyText = nullptr;
     QProgressBar *m_busyBar = nullptr;
     QMenu *m_recentMenu = nullptr;
-    QWidget *m_demoPage = nullptr;
-    QTreeWidget *m_demoSteps = nullptr;
-    QLabel *m_demoHeading = nullptr;
+    DemoPage *m_demoPage = nullptr;
     quint64 m_schemaToken = 0;
     QPointer<QLabel> m_aboutSchema;
     QPointer<QMessageBox> m_failureBox;

@@ -3,238 +3,48 @@
 #include "reviewpacket.h"
 #include "reviewrules.h"
 
+#include "approvedialog.h"
 #include "boundaryinspector.h"
+#include "reviewcolours.h"
+#include "rulespanel.h"
+#include "totalspage.h"
+#include "undooverridedialog.h"
+
 #include "engineclient.h"
 #include "historyview.h"
 #include "reviewmodel.h"
 #include "reviewproxymodel.h"
 
-#include <QAction>
-#include <QApplication>
-#include <QAreaSeries>
-#include <QButtonGroup>
-#include <QChart>
 #include <QChartView>
-#include <QClipboard>
-#include <QEvent>
-#include <QScrollBar>
 #include <QDateTime>
 #include <QFileDialog>
-#include <QDateTimeAxis>
-#include <QDialog>
-#include <QDialogButtonBox>
-#include <QFormLayout>
-#include <QFrame>
-#include <QGridLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
-#include <QIdentityProxyModel>
-#include <QKeySequence>
 #include <QLabel>
-#include <QLegendMarker>
-#include <QLineEdit>
-#include <QLineSeries>
-#include <QMenu>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScatterSeries>
-#include <QShortcut>
-#include <QSplitter>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QVXYModelMapper>
-#include <QValueAxis>
-
-#include <algorithm>
-#include <tuple>
-#include <cmath>
 
 namespace reprint::views {
 
 using model::ReviewModel;
-using Field = ReviewModel::Field;
-using backfill::Verdict;
-
-// The chart reads the review model's numbers, not its formatted text.
-class ReviewScreen::ChartValues : public QIdentityProxyModel {
-public:
-    using QIdentityProxyModel::QIdentityProxyModel;
-    QVariant data(const QModelIndex &index, int role) const override
-    {
-        if (role == Qt::DisplayRole) {
-            const QVariant v = QIdentityProxyModel::data(index, ReviewModel::ValueRole);
-            return v.isValid() ? v : QVariant(qreal(std::nan("")));
-        }
-        return QIdentityProxyModel::data(index, role);
-    }
-};
+using model::windowText;
 
 namespace {
-
-const QColor kGood(0x2e, 0x9e, 0x5b);
-const QColor kWarn(0xd9, 0x8c, 0x1f);
-const QColor kBad(0xd6, 0x3b, 0x3b);
-
-using Mark = model::RuleMark;
-
-QString glyph(Mark m)
-{
-    return model::glyphOf(m);
-}
-
-QColor colourOf(Mark m, const QPalette &p)
-{
-    switch (m) {
-    case Mark::Good:
-        return kGood;
-    case Mark::Warn:
-        return kWarn;
-    case Mark::Bad:
-        return kBad;
-    case Mark::Pending:
-        return p.color(QPalette::PlaceholderText);
-    }
-    return {};
-}
 
 QString q(const std::string &s)
 {
     return QString::fromStdString(s);
 }
 
-QString windowText(const std::string &from, const std::string &to)
-{
-    return from == to ? q(from) : q(from) + QStringLiteral(" … ") + q(to);
-}
-
 bool isDrift(const model::DatabaseError &e)
 {
     return e.kind == backfill::EngineKind::Drift;
 }
-
-// The locale's numbers with thousands separators, even where it would omit them (C).
-QLocale groupedLocale()
-{
-    QLocale l;
-    l.setNumberOptions(l.numberOptions() & ~QLocale::OmitGroupSeparator);
-    return l;
-}
-
-// A table whose first `frozen` columns stay put while the others scroll sideways: a second
-// view over the same model and selection, laid over the left edge, as Qt's Frozen Column
-// example does. Sorting, double clicks and row heights follow the table.
-class FrozenColumnsView : public QTableView {
-public:
-    FrozenColumnsView(int frozen, QWidget *parent)
-        : QTableView(parent)
-        , m_count(frozen)
-        , m_frozen(new QTableView(this))
-    {
-        m_frozen->setObjectName(QStringLiteral("frozenColumns"));
-        m_frozen->setFocusPolicy(Qt::NoFocus);
-        m_frozen->verticalHeader()->hide();
-        m_frozen->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        m_frozen->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        m_frozen->setFrameShape(QFrame::NoFrame);
-        m_frozen->setEditTriggers(QAbstractItemView::NoEditTriggers);
-        m_frozen->setSelectionMode(QAbstractItemView::ExtendedSelection);
-        m_frozen->setWordWrap(false);
-        m_frozen->horizontalHeader()->setHighlightSections(false);
-        m_frozen->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-        m_frozen->horizontalHeader()->setSortIndicatorShown(true);
-        m_frozen->horizontalHeader()->setSectionsClickable(true);
-        setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-        viewport()->stackUnder(m_frozen);
-        connect(horizontalHeader(), &QHeaderView::sectionResized, this, [this](int section, int, int size) {
-            if (section < m_count) {
-                m_frozen->setColumnWidth(section, size);
-                place();
-            }
-        });
-        connect(verticalHeader(), &QHeaderView::sectionResized, this, [this](int row, int, int size) { m_frozen->setRowHeight(row, size); });
-        connect(verticalScrollBar(), &QAbstractSlider::valueChanged, m_frozen->verticalScrollBar(), &QAbstractSlider::setValue);
-        connect(m_frozen->verticalScrollBar(), &QAbstractSlider::valueChanged, verticalScrollBar(), &QAbstractSlider::setValue);
-        connect(horizontalHeader(), &QHeaderView::sortIndicatorChanged, m_frozen->horizontalHeader(), &QHeaderView::setSortIndicator);
-        connect(m_frozen->horizontalHeader(), &QHeaderView::sectionClicked, this, [this](int section) {
-            const QHeaderView *h = horizontalHeader();
-            sortByColumn(section, h->sortIndicatorSection() == section && h->sortIndicatorOrder() == Qt::AscendingOrder
-                                      ? Qt::DescendingOrder
-                                      : Qt::AscendingOrder);
-        });
-        connect(m_frozen, &QTableView::doubleClicked, this, &QTableView::doubleClicked);
-    }
-
-    void setModel(QAbstractItemModel *model) override
-    {
-        QTableView::setModel(model);
-        m_frozen->setModel(model);
-        m_frozen->setSelectionModel(selectionModel());
-        connect(model, &QAbstractItemModel::modelReset, this, [this] { syncColumns(); });
-        connect(model, &QAbstractItemModel::layoutChanged, this, [this] { syncColumns(); });
-        syncColumns();
-    }
-
-    int frozenWidth() const
-    {
-        int w = 0;
-        for (int c = 0; c < m_count; ++c)
-            w += isColumnHidden(c) ? 0 : columnWidth(c);
-        return w;
-    }
-
-protected:
-    void resizeEvent(QResizeEvent *event) override
-    {
-        QTableView::resizeEvent(event);
-        place();
-    }
-    void updateGeometries() override
-    {
-        QTableView::updateGeometries();
-        place();
-    }
-    void scrollTo(const QModelIndex &index, ScrollHint hint) override
-    {
-        if (index.column() >= m_count)
-            QTableView::scrollTo(index, hint);
-    }
-    QModelIndex moveCursor(CursorAction action, Qt::KeyboardModifiers modifiers) override
-    {
-        const QModelIndex current = QTableView::moveCursor(action, modifiers);
-        const int x = visualRect(current).x();
-        if (action == MoveLeft && current.column() >= m_count && x < frozenWidth())
-            horizontalScrollBar()->setValue(horizontalScrollBar()->value() + x - frozenWidth());
-        return current;
-    }
-
-private:
-    void syncColumns()
-    {
-        if (!model())
-            return;
-        m_frozen->verticalHeader()->setDefaultSectionSize(verticalHeader()->defaultSectionSize());
-        for (int c = 0; c < model()->columnCount(); ++c) {
-            m_frozen->setColumnHidden(c, c >= m_count);
-            if (c < m_count)
-                m_frozen->setColumnWidth(c, columnWidth(c));
-        }
-        place();
-    }
-    void place()
-    {
-        m_frozen->horizontalHeader()->setFixedHeight(horizontalHeader()->height());
-        m_frozen->setGeometry(verticalHeader()->width() + frameWidth(), frameWidth(), frozenWidth(),
-                              viewport()->height() + horizontalHeader()->height());
-    }
-
-    int m_count;
-    QTableView *m_frozen;
-};
 
 } // namespace
 
@@ -243,140 +53,18 @@ ReviewScreen::ReviewScreen(model::EngineClient *engine, QWidget *parent)
     , m_engine(engine)
     , m_model(new ReviewModel(this))
     , m_proxy(new model::ReviewProxyModel(this))
-    , m_chartValues(new ChartValues(this))
 {
     m_proxy->setSourceModel(m_model);
-    m_chartValues->setSourceModel(m_model);
     buildUi();
 
-    connect(m_engine, &model::EngineClient::reviewFinished, this, [this](quint64 token, const backfill::Review &r) {
-        if (token != m_reviewToken)
-            return;
-        m_reviewToken = 0;
-        reviewArrived(r);
-    });
-    connect(m_engine, &model::EngineClient::factsFinished, this, [this](quint64 token, const backfill::ReviewFacts &f) {
-        if (token != m_factsToken)
-            return;
-        m_factsToken = 0;
-        m_facts = f;
-        m_haveFacts = true;
-        updateHeader();
-        updateRules();
-        updateActions();
-        Q_EMIT factsLoaded(m_id);
-    });
-    connect(m_engine, &model::EngineClient::packetDataFinished, this,
-            [this](quint64 token, const backfill::ReviewPacketData &data) {
-                if (token != m_packetToken)
-                    return;
-                m_packetToken = 0;
-                QString error;
-                if (!model::ReviewPacket(data).write(m_packetPath, &error)) {
-                    setNote(error, true);
-                    Q_EMIT actionFailed(m_id, model::DatabaseError{warehouse::ErrorKind::Usage, {}, error, {}, {}});
-                    return;
-                }
-                setNote(tr("Exported the review of backfill %1 to %2.").arg(data.review.backfillId).arg(m_packetPath), false);
-                Q_EMIT exported(data.review.backfillId, m_packetPath);
-            });
-    connect(m_engine, &model::EngineClient::publishFinished, this, [this](quint64 token, const backfill::PublishOutcome &o) {
-        if (token != m_publishToken)
-            return;
-        m_publishToken = 0;
-        m_busy->hide();
-        setNote(tr("Published backfill %1: %L2 rows replaced by %L3, approved by %4. Undo restores the replaced rows.")
-                    .arg(o.id)
-                    .arg(o.rowsReplaced)
-                    .arg(o.rowsInserted)
-                    .arg(q(o.approver)));
-        const QString note = m_actionNote->text();
-        openBackfill(m_id);
-        m_outcomeNote = note;
-        m_outcomeProblem = false;
-        setNote(note);
-        Q_EMIT published(o.id, o);
-    });
-    connect(m_engine, &model::EngineClient::undoFinished, this, [this](quint64 token, const backfill::UndoOutcome &o) {
-        if (token != m_undoToken)
-            return;
-        m_undoToken = 0;
-        m_busy->hide();
-        const QString note = tr("Undone: %L1 archived rows restored, %L2 published rows removed.").arg(o.rowsRestored).arg(o.rowsRemoved);
-        openBackfill(m_id);
-        m_outcomeNote = note;
-        m_outcomeProblem = false;
-        setNote(note);
-        Q_EMIT undone(o.id, o);
-    });
-    connect(m_engine, &model::EngineClient::abandonFinished, this, [this](quint64 token) {
-        if (token != m_abandonToken)
-            return;
-        m_abandonToken = 0;
-        if (!m_revalidateAfterAbandon) {
-            m_busy->hide();
-            m_outcomeNote = tr("Abandoned backfill %1: its staged rows are dropped and the window is free. Nothing was published.").arg(m_id);
-            m_outcomeProblem = false;
-            openBackfill(m_id);
-            return;
-        }
-        m_revalidateAfterAbandon = false;
-        backfill::BackfillRequest request;
-        request.model = m_review.model;
-        request.from = m_review.from;
-        request.to = m_review.to;
-        setBusy(tr("Re-validating %1 against the data as it is now…").arg(windowText(m_review.from, m_review.to)));
-        m_backfillToken = m_engine->backfill(request);
-    });
-    connect(m_engine, &model::EngineClient::backfillFinished, this, [this](quint64 token, const backfill::BackfillOutcome &o) {
-        if (token != m_backfillToken)
-            return;
-        m_backfillToken = 0;
-        m_busy->hide();
-        const qint64 old = m_id;
-        openBackfill(o.id);
-        Q_EMIT revalidated(old, o.id);
-    });
-    connect(m_engine, &model::EngineClient::failed, this, [this](quint64 token, const model::DatabaseError &e) {
-        if (token == m_packetToken) {
-            m_packetToken = 0;
-            setNote(tr("Could not export the review: %1").arg(e.sentence()), true);
-            Q_EMIT actionFailed(m_id, e);
-            return;
-        }
-        if (token == m_factsToken) {
-            m_factsToken = 0;
-            setNote(tr("Could not read the backfill's claim and scope: %1").arg(e.sentence()), true);
-            return;
-        }
-        if (token == m_reviewToken) {
-            m_reviewToken = 0;
-            m_title->setText(tr("Backfill %1").arg(m_id));
-            setNote(tr("Could not load the review: %1").arg(e.sentence()), true);
-            return;
-        }
-        if (token == m_publishToken) {
-            m_publishToken = 0;
-            publishFailed(e);
-            return;
-        }
-        if (token == m_undoToken && isDrift(e)) {
-            m_undoToken = 0;
-            m_busy->hide();
-            setNote(tr("Nothing was undone: %1").arg(e.sentence()), true);
-            updateActions();
-            offerUndoOverride(e);
-            Q_EMIT actionFailed(m_id, e);
-            return;
-        }
-        if (token == m_undoToken || token == m_abandonToken || token == m_backfillToken) {
-            m_undoToken = m_abandonToken = m_backfillToken = 0;
-            m_busy->hide();
-            setNote(e.sentence(), true);
-            updateActions();
-            Q_EMIT actionFailed(m_id, e);
-        }
-    });
+    connect(m_engine, &model::EngineClient::reviewFinished, this, &ReviewScreen::reviewFinished);
+    connect(m_engine, &model::EngineClient::factsFinished, this, &ReviewScreen::factsFinished);
+    connect(m_engine, &model::EngineClient::packetDataFinished, this, &ReviewScreen::packetDataFinished);
+    connect(m_engine, &model::EngineClient::publishFinished, this, &ReviewScreen::publishFinished);
+    connect(m_engine, &model::EngineClient::undoFinished, this, &ReviewScreen::undoFinished);
+    connect(m_engine, &model::EngineClient::abandonFinished, this, &ReviewScreen::abandonFinished);
+    connect(m_engine, &model::EngineClient::backfillFinished, this, &ReviewScreen::backfillFinished);
+    connect(m_engine, &model::EngineClient::failed, this, &ReviewScreen::requestFailed);
     connect(m_history, &HistoryView::backfillActivated, this, [this](qint64 id) {
         openBackfill(id);
         showTotals();
@@ -385,12 +73,178 @@ ReviewScreen::ReviewScreen(model::EngineClient *engine, QWidget *parent)
 
 ReviewScreen::~ReviewScreen() = default;
 
+void ReviewScreen::reviewFinished(quint64 token, const backfill::Review &r)
+{
+    if (token != m_reviewToken)
+        return;
+    m_reviewToken = 0;
+    reviewArrived(r);
+}
+
+void ReviewScreen::factsFinished(quint64 token, const backfill::ReviewFacts &f)
+{
+    if (token != m_factsToken)
+        return;
+    m_factsToken = 0;
+    m_facts = f;
+    m_haveFacts = true;
+    updateHeader();
+    updateRules();
+    updateActions();
+    Q_EMIT factsLoaded(m_id);
+}
+
+void ReviewScreen::packetDataFinished(quint64 token, const backfill::ReviewPacketData &data)
+{
+    if (token != m_packetToken)
+        return;
+    m_packetToken = 0;
+    QString error;
+    if (!model::ReviewPacket(data).write(m_packetPath, &error)) {
+        setNote(error, true);
+        Q_EMIT actionFailed(m_id, model::DatabaseError{warehouse::ErrorKind::Usage, {}, error, {}, {}});
+        return;
+    }
+    setNote(tr("Exported the review of backfill %1 to %2.").arg(data.review.backfillId).arg(m_packetPath), false);
+    Q_EMIT exported(data.review.backfillId, m_packetPath);
+}
+
+void ReviewScreen::publishFinished(quint64 token, const backfill::PublishOutcome &o)
+{
+    if (token != m_publishToken)
+        return;
+    m_publishToken = 0;
+    m_busy->hide();
+    setNote(tr("Published backfill %1: %L2 rows replaced by %L3, approved by %4. Undo restores the replaced rows.")
+                .arg(o.id)
+                .arg(o.rowsReplaced)
+                .arg(o.rowsInserted)
+                .arg(q(o.approver)));
+    const QString note = m_actionNote->text();
+    openBackfill(m_id);
+    m_outcomeNote = note;
+    m_outcomeProblem = false;
+    setNote(note);
+    Q_EMIT published(o.id, o);
+}
+
+void ReviewScreen::undoFinished(quint64 token, const backfill::UndoOutcome &o)
+{
+    if (token != m_undoToken)
+        return;
+    m_undoToken = 0;
+    m_busy->hide();
+    const QString note = tr("Undone: %L1 archived rows restored, %L2 published rows removed.").arg(o.rowsRestored).arg(o.rowsRemoved);
+    openBackfill(m_id);
+    m_outcomeNote = note;
+    m_outcomeProblem = false;
+    setNote(note);
+    Q_EMIT undone(o.id, o);
+}
+
+void ReviewScreen::abandonFinished(quint64 token)
+{
+    if (token != m_abandonToken)
+        return;
+    m_abandonToken = 0;
+    if (!m_revalidateAfterAbandon) {
+        m_busy->hide();
+        m_outcomeNote = tr("Abandoned backfill %1: its staged rows are dropped and the window is free. Nothing was published.").arg(m_id);
+        m_outcomeProblem = false;
+        openBackfill(m_id);
+        return;
+    }
+    m_revalidateAfterAbandon = false;
+    backfill::BackfillRequest request;
+    request.model = m_review.model;
+    request.from = m_review.from;
+    request.to = m_review.to;
+    setBusy(tr("Re-validating %1 against the data as it is now…").arg(windowText(m_review.from, m_review.to)));
+    m_backfillToken = m_engine->backfill(request);
+}
+
+void ReviewScreen::backfillFinished(quint64 token, const backfill::BackfillOutcome &o)
+{
+    if (token != m_backfillToken)
+        return;
+    m_backfillToken = 0;
+    m_busy->hide();
+    const qint64 old = m_id;
+    openBackfill(o.id);
+    Q_EMIT revalidated(old, o.id);
+}
+
+void ReviewScreen::requestFailed(quint64 token, const model::DatabaseError &e)
+{
+    if (token == m_packetToken) {
+        m_packetToken = 0;
+        setNote(tr("Could not export the review: %1").arg(e.sentence()), true);
+        Q_EMIT actionFailed(m_id, e);
+        return;
+    }
+    if (token == m_factsToken) {
+        m_factsToken = 0;
+        setNote(tr("Could not read the backfill's claim and scope: %1").arg(e.sentence()), true);
+        return;
+    }
+    if (token == m_reviewToken) {
+        m_reviewToken = 0;
+        m_title->setText(tr("Backfill %1").arg(m_id));
+        setNote(tr("Could not load the review: %1").arg(e.sentence()), true);
+        return;
+    }
+    if (token == m_publishToken) {
+        m_publishToken = 0;
+        publishFailed(e);
+        return;
+    }
+    if (token == m_undoToken && isDrift(e)) {
+        m_undoToken = 0;
+        m_busy->hide();
+        setNote(tr("Nothing was undone: %1").arg(e.sentence()), true);
+        updateActions();
+        offerUndoOverride(e);
+        Q_EMIT actionFailed(m_id, e);
+        return;
+    }
+    if (token == m_undoToken || token == m_abandonToken || token == m_backfillToken) {
+        m_undoToken = m_abandonToken = m_backfillToken = 0;
+        m_busy->hide();
+        setNote(e.sentence(), true);
+        updateActions();
+        Q_EMIT actionFailed(m_id, e);
+    }
+}
+
 void ReviewScreen::buildUi()
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 12, 16, 10);
     layout->setSpacing(8);
+    buildHeader(layout);
 
+    m_rules = new RulesPanel(this);
+    layout->addWidget(m_rules);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("reviewTabs"));
+    m_tabs->setDocumentMode(true);
+    m_totals = new TotalsPage(m_model, m_proxy);
+    connect(m_totals, &TotalsPage::partitionActivated, this, [this](const QString &p) { showInspector(p); });
+    m_tabs->addTab(m_totals, tr("Totals"));
+    m_inspector = new BoundaryInspector(m_engine, m_tabs);
+    m_tabs->addTab(m_inspector, tr("Boundary Inspector"));
+    m_history = new HistoryView(m_engine, m_tabs);
+    m_tabs->addTab(m_history, tr("History"));
+    layout->addWidget(m_tabs, 1);
+
+    layout->addLayout(buildActions());
+}
+
+// The title, what the backfill is (status, validation, who, notes), a cascade's members
+// and why validation failed.
+void ReviewScreen::buildHeader(QVBoxLayout *layout)
+{
     m_title = new QLabel(tr("No backfill open"), this);
     m_title->setObjectName(QStringLiteral("reviewTitle"));
     QFont big = m_title->font();
@@ -423,53 +277,11 @@ void ReviewScreen::buildUi()
     m_validation->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_validation->hide();
     layout->addWidget(m_validation);
+}
 
-    m_rulesFrame = new QFrame(this);
-    m_rulesFrame->setObjectName(QStringLiteral("rules"));
-    auto *rules = new QGridLayout(m_rulesFrame);
-    rules->setContentsMargins(0, 2, 0, 2);
-    rules->setHorizontalSpacing(10);
-    rules->setVerticalSpacing(2);
-    const QString names[5] = {tr("1 · Scoped"), tr("2 · Same code path"), tr("3 · Idempotent"), tr("4 · Isolated"),
-                              tr("5 · Validated")};
-    for (int i = 0; i < 5; ++i) {
-        auto *card = new QFrame(m_rulesFrame);
-        card->setFrameShape(QFrame::StyledPanel);
-        card->setObjectName(QStringLiteral("rule%1").arg(i + 1));
-        auto *cardLayout = new QVBoxLayout(card);
-        cardLayout->setContentsMargins(10, 6, 10, 6);
-        cardLayout->setSpacing(2);
-        m_ruleTitles[i] = new QLabel(glyph(Mark::Pending) + QLatin1Char(' ') + names[i], card);
-        QFont bold = m_ruleTitles[i]->font();
-        bold.setBold(true);
-        m_ruleTitles[i]->setFont(bold);
-        m_ruleTitles[i]->setProperty("ruleName", names[i]);
-        m_ruleTexts[i] = new QLabel(card);
-        m_ruleTexts[i]->setWordWrap(true);
-        m_ruleTexts[i]->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-        QFont small = m_ruleTexts[i]->font();
-        small.setPointSizeF(small.pointSizeF() * 0.92);
-        m_ruleTexts[i]->setFont(small);
-        m_ruleTexts[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        cardLayout->addWidget(m_ruleTitles[i]);
-        cardLayout->addWidget(m_ruleTexts[i], 1);
-        card->setMinimumWidth(0);
-        card->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-        rules->addWidget(card, 0, i);
-        rules->setColumnStretch(i, 1);
-    }
-    layout->addWidget(m_rulesFrame);
-
-    m_tabs = new QTabWidget(this);
-    m_tabs->setObjectName(QStringLiteral("reviewTabs"));
-    m_tabs->setDocumentMode(true);
-    m_tabs->addTab(buildTotalsPage(), tr("Totals"));
-    m_inspector = new BoundaryInspector(m_engine, m_tabs);
-    m_tabs->addTab(m_inspector, tr("Boundary Inspector"));
-    m_history = new HistoryView(m_engine, m_tabs);
-    m_tabs->addTab(m_history, tr("History"));
-    layout->addWidget(m_tabs, 1);
-
+// The note on what is possible or what happened, the busy bar and the action buttons.
+QLayout *ReviewScreen::buildActions()
+{
     auto *actions = new QHBoxLayout;
     m_actionNote = new QLabel(this);
     m_actionNote->setObjectName(QStringLiteral("actionNote"));
@@ -509,7 +321,6 @@ void ReviewScreen::buildUi()
     actions->addWidget(m_abandon);
     actions->addWidget(m_override);
     actions->addWidget(m_approve);
-    layout->addLayout(actions);
     m_undo->hide();
     m_abandon->hide();
     m_override->hide();
@@ -533,6 +344,7 @@ void ReviewScreen::buildUi()
         if (!path.isEmpty())
             exportReview(path);
     });
+    return actions;
 }
 
 void ReviewScreen::exportReview(const QString &path)
@@ -544,97 +356,6 @@ void ReviewScreen::exportReview(const QString &path)
     setNote(tr("Exporting the review of backfill %1 to %2…").arg(m_id).arg(path), false);
 }
 
-QWidget *ReviewScreen::buildTotalsPage()
-{
-    auto *page = new QWidget;
-    auto *layout = new QVBoxLayout(page);
-    layout->setContentsMargins(0, 8, 0, 0);
-    auto *bar = new QHBoxLayout;
-    bar->setSpacing(4);
-    m_filterGroup = new QButtonGroup(page);
-    const QString filters[] = {tr("All"), tr("Changed"), tr("Problems only")};
-    for (int i = 0; i < 3; ++i) {
-        auto *b = new QToolButton(page);
-        b->setText(filters[i]);
-        b->setCheckable(true);
-        b->setAutoRaise(false);
-        b->setObjectName(QStringLiteral("filter%1").arg(i));
-        m_filterGroup->addButton(b, i);
-        bar->addWidget(b);
-    }
-    m_filterGroup->button(0)->setChecked(true);
-    connect(m_filterGroup, &QButtonGroup::idClicked, this, [this](int id) {
-        m_proxy->setFilter(model::ReviewProxyModel::Filter(id));
-        m_rowsNote->setText(tr("%n of %1 partitions shown", nullptr, m_proxy->rowCount() - 1).arg(m_model->partitionCount()));
-    });
-    bar->addSpacing(12);
-    m_measuresButton = new QToolButton(page);
-    m_measuresButton->setObjectName(QStringLiteral("measuresButton"));
-    m_measuresButton->setText(tr("Measures"));
-    m_measuresButton->setToolTip(tr("Choose the measures whose old, new, delta, source and verdict columns are shown side by side."));
-    m_measuresButton->setPopupMode(QToolButton::InstantPopup);
-    m_measuresButton->setMenu(new QMenu(m_measuresButton));
-    bar->addWidget(m_measuresButton);
-    auto *copy = new QToolButton(page);
-    copy->setText(tr("Copy as TSV"));
-    copy->setToolTip(tr("Copies the selected cells (or the whole table) as tab-separated text (%1).")
-                         .arg(QKeySequence(QKeySequence::Copy).toString(QKeySequence::NativeText)));
-    connect(copy, &QToolButton::clicked, this, [this] { copySelection(); });
-    bar->addWidget(copy);
-    bar->addSpacing(12);
-    m_rowsNote = new QLabel(page);
-    m_rowsNote->setForegroundRole(QPalette::PlaceholderText);
-    m_rowsNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    bar->addWidget(m_rowsNote);
-    bar->addStretch(1);
-    m_chartButton = new QToolButton(page);
-    m_chartButton->setObjectName(QStringLiteral("chartMeasures"));
-    m_chartButton->setPopupMode(QToolButton::InstantPopup);
-    m_chartButton->setMenu(new QMenu(m_chartButton));
-    m_chartButton->setToolTip(tr("Choose the measures charted: one chart each, side by side."));
-    bar->addWidget(m_chartButton);
-    layout->addLayout(bar);
-
-    auto *split = new QSplitter(Qt::Vertical, page);
-    m_table = new FrozenColumnsView(ReviewModel::kFixedColumns, split);
-    m_table->installEventFilter(this);
-    m_table->setObjectName(QStringLiteral("totalsTable"));
-    m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(0, Qt::AscendingOrder);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
-    m_table->horizontalHeader()->setHighlightSections(false);
-    m_table->setWordWrap(false);
-    auto *copyShortcut = new QShortcut(QKeySequence::Copy, m_table, nullptr, nullptr, Qt::WidgetShortcut);
-    connect(copyShortcut, &QShortcut::activated, this, [this] { copySelection(); });
-    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &i) {
-        const QString p = i.data(ReviewModel::PartitionRole).toString();
-        if (!p.isEmpty())
-            showInspector(p);
-    });
-    split->addWidget(m_table);
-
-    buildChart();
-    split->addWidget(m_chartArea);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    layout->addWidget(split, 1);
-    return page;
-}
-
-void ReviewScreen::buildChart()
-{
-    m_chartArea = new QWidget;
-    m_chartArea->setObjectName(QStringLiteral("reviewChart"));
-    m_chartArea->setMinimumHeight(200);
-    auto *row = new QHBoxLayout(m_chartArea);
-    row->setContentsMargins(0, 0, 0, 0);
-    row->setSpacing(4);
-}
-
 void ReviewScreen::setChartMeasure(const QString &measure)
 {
     setChartMeasures({measure});
@@ -642,302 +363,42 @@ void ReviewScreen::setChartMeasure(const QString &measure)
 
 void ReviewScreen::setChartMeasures(const QStringList &measures)
 {
-    QStringList chosen;
-    for (const QString &m : m_model->measures())
-        if (measures.contains(m))
-            chosen << m;
-    if (chosen.isEmpty() && !m_model->measures().isEmpty())
-        chosen << (m_model->measures().size() > 1 ? m_model->measures().at(1) : m_model->measures().constFirst());
-    m_chartMeasures = chosen;
-    for (QAction *a : m_chartButton->menu()->actions()) {
-        const QSignalBlocker block(a);
-        a->setChecked(chosen.contains(a->text()));
-        a->setEnabled(!(chosen.size() == 1 && chosen.contains(a->text())));
-    }
-    m_chartButton->setText(tr("Chart: %1").arg(chosen.isEmpty() ? tr("none") : chosen.join(QStringLiteral(", "))));
-    updateChart();
+    m_totals->setChartMeasures(measures);
 }
 
-void ReviewScreen::updateChart()
+QStringList ReviewScreen::chartMeasures() const
 {
-    for (QChartView *v : std::as_const(m_chartViews))
-        delete v;
-    m_chartViews.clear();
-    const QStringList measures = m_model->measures();
-    for (int i = 0; i < m_chartMeasures.size(); ++i) {
-        auto *chart = new QChart;
-        chart->setAnimationOptions(QChart::NoAnimation);
-        chart->setMargins(QMargins(4, 4, 4, 4));
-        chart->setBackgroundRoundness(0);
-        chart->setLocalizeNumbers(true);
-        chart->setLocale(groupedLocale());
-        auto *view = new QChartView(chart, m_chartArea);
-        view->setObjectName(QStringLiteral("reviewChart_%1").arg(m_chartMeasures.at(i)));
-        view->setRenderHint(QPainter::Antialiasing);
-        view->setMinimumWidth(160);
-        // Equal shares of the width, whatever size the chart's scene had before.
-        view->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
-        fillChart(chart, int(measures.indexOf(m_chartMeasures.at(i))), i == m_chartMeasures.size() - 1);
-        static_cast<QHBoxLayout *>(m_chartArea->layout())->addWidget(view, 1);
-        view->show();
-        m_chartViews << view;
-    }
+    return m_totals->chartMeasures();
 }
 
-// One measure's old, new and source per partition, the window shaded; the legend on the
-// last chart only.
-void ReviewScreen::fillChart(QChart *chart, int measure, bool legend)
+QList<QChartView *> ReviewScreen::chartViews() const
 {
-    const int n = m_model->partitionCount();
-    const QPalette pal = palette();
-    const QString measureName = m_model->measures().value(measure);
-    chart->setBackgroundBrush(pal.color(QPalette::Base));
-    chart->setPlotAreaBackgroundVisible(false);
-    // Beside a lone chart; above the last of several, so that their plots are as wide.
-    chart->legend()->setAlignment(m_chartMeasures.size() > 1 ? Qt::AlignTop : Qt::AlignRight);
-    chart->legend()->setVisible(legend);
-    chart->legend()->setLabelColor(pal.color(QPalette::Text));
-    chart->setTitleBrush(pal.color(QPalette::Text));
-    if (measure < 0 || n == 0)
-        return;
-
-    auto mapped = [&](QXYSeries *series, Field field) {
-        auto *mapper = new QVXYModelMapper(series);
-        mapper->setXColumn(0);
-        mapper->setYColumn(m_model->columnFor(measure, field));
-        mapper->setFirstRow(0);
-        mapper->setRowCount(n);
-        mapper->setSeries(series);
-        mapper->setModel(m_chartValues);
-    };
-    // The window, shaded: from half a step before its first partition to half a step
-    // after its last.
-    double minY = std::numeric_limits<double>::max(), maxY = std::numeric_limits<double>::lowest();
-    qint64 first = 0, last = 0, minX = 0, maxX = 0;
-    bool haveWindow = false;
-    for (int r = 0; r < n; ++r) {
-        const qint64 x = qint64(m_model->index(r, 0).data(ReviewModel::ValueRole).toDouble());
-        minX = r == 0 ? x : std::min(minX, x);
-        maxX = r == 0 ? x : std::max(maxX, x);
-        for (Field f : {Field::Old, Field::New, Field::Source}) {
-            const QVariant v = m_model->index(r, m_model->columnFor(measure, f)).data(ReviewModel::ValueRole);
-            if (v.isValid()) {
-                minY = std::min(minY, v.toDouble());
-                maxY = std::max(maxY, v.toDouble());
-            }
-        }
-        if (ReviewModel::Place(m_model->index(r, 0).data(ReviewModel::PlaceRole).toInt()) != ReviewModel::Place::Outside) {
-            if (!haveWindow)
-                first = x;
-            last = x;
-            haveWindow = true;
-        }
-    }
-    if (minY > maxY)
-        minY = maxY = 0;
-    const double pad = std::max((maxY - minY) * 0.12, std::abs(maxY) * 0.02 + 1e-9);
-    const double lowY = std::max(0.0, minY - pad) == 0.0 && minY >= 0 && minY - pad < 0 ? 0.0 : minY - pad;
-    const double highY = maxY + pad;
-    const qint64 step = n > 1 ? (maxX - minX) / (n - 1) : 86400000;
-
-    auto *axisX = new QDateTimeAxis;
-    axisX->setFormat(QStringLiteral("MMM d"));
-    // Ticks on whole partitions: the range is n + 1 steps; narrower charts (several side by
-    // side) get fewer.
-    const int limit = m_chartMeasures.size() > 1 ? 5 : 13;
-    int intervals = std::min(limit, n + 1);
-    for (int d = intervals; d > 1; --d)
-        if ((n + 1) % d == 0) {
-            intervals = d;
-            break;
-        }
-    axisX->setTickCount(intervals + 1);
-    axisX->setRange(QDateTime::fromMSecsSinceEpoch(minX - step), QDateTime::fromMSecsSinceEpoch(maxX + step));
-    axisX->setLabelsColor(pal.color(QPalette::Text));
-    axisX->setGridLineColor(pal.color(QPalette::Mid));
-    auto *axisY = new QValueAxis;
-    axisY->setRange(lowY, highY);
-    axisY->applyNiceNumbers();
-    // As many decimals as the ticks' spacing needs (a flat count of 1 is not "1 1 1 1").
-    const double spacing = (axisY->max() - axisY->min()) / std::max(1, axisY->tickCount() - 1);
-    const int decimals = spacing > 0 ? std::clamp(int(-std::floor(std::log10(spacing))), 0, 6) : 0;
-    axisY->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
-    axisY->setLabelsColor(pal.color(QPalette::Text));
-    axisY->setGridLineColor(pal.color(QPalette::Mid));
-    axisY->setTitleText(measureName);
-    axisY->setTitleBrush(pal.color(QPalette::Text));
-    chart->addAxis(axisX, Qt::AlignBottom);
-    chart->addAxis(axisY, Qt::AlignLeft);
-
-    if (haveWindow) {
-        auto *upper = new QLineSeries(chart);
-        auto *lower = new QLineSeries(chart);
-        upper->append(double(first - step / 2), axisY->max());
-        upper->append(double(last + step / 2), axisY->max());
-        lower->append(double(first - step / 2), axisY->min());
-        lower->append(double(last + step / 2), axisY->min());
-        auto *area = new QAreaSeries(upper, lower);
-        area->setName(tr("window"));
-        QColor shade = pal.color(QPalette::Highlight);
-        shade.setAlpha(28);
-        area->setBrush(shade);
-        area->setPen(Qt::NoPen);
-        chart->addSeries(area);
-        area->attachAxis(axisX);
-        area->attachAxis(axisY);
-    }
-    auto *oldSeries = new QLineSeries;
-    oldSeries->setName(tr("old"));
-    QPen oldPen(pal.color(QPalette::PlaceholderText), 2, Qt::DashLine);
-    oldSeries->setPen(oldPen);
-    oldSeries->setPointsVisible(true);
-    auto *newSeries = new QLineSeries;
-    newSeries->setName(tr("new"));
-    newSeries->setPen(QPen(QColor(0x2f, 0x7e, 0xd8), 2.5));
-    newSeries->setPointsVisible(true);
-    auto *sourceSeries = new QScatterSeries;
-    sourceSeries->setName(tr("source"));
-    sourceSeries->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
-    sourceSeries->setMarkerSize(9);
-    sourceSeries->setColor(kWarn);
-    sourceSeries->setBorderColor(kWarn.darker(130));
-    for (QXYSeries *s : {static_cast<QXYSeries *>(oldSeries), static_cast<QXYSeries *>(newSeries),
-                         static_cast<QXYSeries *>(sourceSeries)}) {
-        chart->addSeries(s);
-        s->attachAxis(axisX);
-        s->attachAxis(axisY);
-    }
-    mapped(oldSeries, Field::Old);
-    mapped(newSeries, Field::New);
-    mapped(sourceSeries, Field::Source);
-}
-
-void ReviewScreen::rebuildMeasureMenus()
-{
-    const QStringList measures = m_model->measures();
-    QMenu *menu = m_measuresButton->menu();
-    menu->clear();
-    for (const QString &m : measures) {
-        QAction *a = menu->addAction(m);
-        a->setCheckable(true);
-        connect(a, &QAction::toggled, this, [this, m](bool on) {
-            QStringList shown = m_shownMeasures;
-            if (on)
-                shown << m;
-            else
-                shown.removeAll(m);
-            setShownMeasures(shown);
-        });
-    }
-    menu->addSeparator();
-    connect(menu->addAction(tr("All measures")), &QAction::triggered, this, [this] { setShownMeasures(m_model->measures()); });
-    connect(menu->addAction(tr("As many as fit the width")), &QAction::triggered, this, [this] { setShownMeasures({}); });
-
-    QMenu *charts = m_chartButton->menu();
-    charts->clear();
-    for (const QString &m : measures) {
-        QAction *a = charts->addAction(m);
-        a->setCheckable(true);
-        connect(a, &QAction::toggled, this, [this, m](bool on) {
-            QStringList chosen = m_chartMeasures;
-            if (on)
-                chosen << m;
-            else
-                chosen.removeAll(m);
-            setChartMeasures(chosen);
-        });
-    }
+    return m_totals->chartViews();
 }
 
 QStringList ReviewScreen::shownMeasures() const
 {
-    return m_shownMeasures;
+    return m_totals->shownMeasures();
 }
 
 void ReviewScreen::setShownMeasures(const QStringList &measures)
 {
-    bool any = false;
-    for (const QString &m : measures)
-        any = any || m_model->measures().contains(m);
-    m_measuresChosen = any;
-    applyShownMeasures(any ? measures : measuresThatFit());
+    m_totals->setShownMeasures(measures);
 }
 
-void ReviewScreen::applyShownMeasures(const QStringList &wanted)
+QTableView *ReviewScreen::totalsTable() const
 {
-    const QStringList measures = m_model->measures();
-    QStringList shown;
-    for (const QString &m : measures)
-        if (wanted.contains(m))
-            shown << m;
-    if (shown.isEmpty() && !measures.isEmpty())
-        shown << measures.constFirst();
-    m_shownMeasures = shown;
-    for (int i = 0; i < measures.size(); ++i)
-        for (int f = 0; f < ReviewModel::kFieldsPerMeasure; ++f)
-            m_table->setColumnHidden(m_model->columnFor(i, Field(f)), !shown.contains(measures.at(i)));
-    for (QAction *a : m_measuresButton->menu()->actions()) {
-        if (!a->isCheckable())
-            continue;
-        const QSignalBlocker block(a);
-        a->setChecked(shown.contains(a->text()));
-        a->setEnabled(!(shown.size() == 1 && shown.contains(a->text())));  // one stays
-    }
-    m_measuresButton->setText(shown.size() == measures.size() ? tr("Measures: all %1").arg(measures.size())
-                                                              : tr("Measures: %1 of %2").arg(shown.size()).arg(measures.size()));
+    return m_totals->table();
 }
 
-QStringList ReviewScreen::measuresThatFit() const
+QToolButton *ReviewScreen::measuresButton() const
 {
-    const QStringList measures = m_model->measures();
-    const int available = m_table->viewport()->width();
-    // A hidden column's width is 0: measure with the widths the columns had when shown.
-    auto width = [this](int column) { return column < int(m_columnWidths.size()) ? m_columnWidths[column] : m_table->columnWidth(column); };
-    auto widthOf = [&](int i) {
-        int w = 0;
-        for (int f = 0; f < ReviewModel::kFieldsPerMeasure; ++f)
-            w += width(m_model->columnFor(i, Field(f)));
-        return w;
-    };
-    int total = width(0) + width(1);
-    for (int i = 0; i < measures.size(); ++i)
-        total += widthOf(i);
-    if (total <= available)
-        return measures;
-    // Those with problems first, then those that changed most in the window, in order.
-    std::vector<std::pair<int, int>> weight(measures.size());  // problems, changes
-    for (int r = 0; r < m_model->partitionCount(); ++r)
-        for (int i = 0; i < measures.size(); ++i) {
-            const auto v = Verdict(m_model->index(r, m_model->columnFor(i, Field::Verdict)).data(ReviewModel::VerdictRole).toInt());
-            weight[i].first += isProblem(v);
-            weight[i].second += v != Verdict::Unchanged;
-        }
-    std::vector<int> order(measures.size());
-    for (int i = 0; i < int(order.size()); ++i)
-        order[i] = i;
-    // Among equals, the declared measures before the row count: what the backfill is about.
-    auto rank = [&](int i) { return std::tuple(weight[i].first, weight[i].second, measures.at(i) != QLatin1String("rows")); };
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank(a) > rank(b); });
-    QStringList out;
-    int used = width(0) + width(1);
-    for (int i : order) {
-        if (!out.isEmpty() && used + widthOf(i) > available)
-            continue;
-        used += widthOf(i);
-        out << measures.at(i);
-    }
-    return out;
+    return m_totals->measuresButton();
 }
 
-bool ReviewScreen::eventFilter(QObject *watched, QEvent *event)
+QToolButton *ReviewScreen::chartButton() const
 {
-    // After the table has laid out its viewport at the new size.
-    if (watched == m_table && event->type() == QEvent::Resize)
-        QMetaObject::invokeMethod(this, [this] {
-            if (!m_measuresChosen && m_model->partitionCount() > 0)
-                applyShownMeasures(measuresThatFit());
-        }, Qt::QueuedConnection);
-    return QWidget::eventFilter(watched, event);
+    return m_totals->chartButton();
 }
 
 void ReviewScreen::openBackfill(qint64 id)
@@ -969,25 +430,7 @@ void ReviewScreen::reviewArrived(const backfill::Review &review)
     }
     showCascade(review);
     m_model->setReview(review);
-    m_table->sortByColumn(m_table->horizontalHeader()->sortIndicatorSection(), m_table->horizontalHeader()->sortIndicatorOrder());
-
-    const QStringList measures = m_model->measures();
-    if (q(review.model) != m_measuresModel) {
-        m_measuresModel = q(review.model);
-        m_measuresChosen = false;
-    }
-    for (int c = 0; c < m_model->columnCount(); ++c)
-        m_table->setColumnHidden(c, false);
-    m_table->resizeColumnsToContents();
-    m_columnWidths.clear();
-    for (int c = 0; c < m_model->columnCount(); ++c) {
-        m_table->setColumnWidth(c, m_table->columnWidth(c) + 10);
-        m_columnWidths.push_back(m_table->columnWidth(c));
-    }
-    rebuildMeasureMenus();
-    applyShownMeasures(m_measuresChosen ? m_shownMeasures : measuresThatFit());
-    m_rowsNote->setText(tr("%n of %1 partitions shown", nullptr, m_proxy->rowCount() - 1).arg(m_model->partitionCount()));
-    setChartMeasures(m_chartMeasures);
+    m_totals->showReview(q(review.model));
 
     if (!sameBackfill || m_inspector->partitions().isEmpty())
         m_inspector->setReview(review);
@@ -1065,16 +508,7 @@ void ReviewScreen::updateRules()
 {
     if (m_review.backfillId == 0)
         return;
-    const QList<model::RuleCheck> rules = model::rulesOf(m_review, m_haveFacts ? &m_facts : nullptr);
-    for (int i = 0; i < rules.size(); ++i) {
-        const Mark mark = rules[i].mark;
-        m_ruleTitles[i]->setText(glyph(mark) + QLatin1Char(' ') + m_ruleTitles[i]->property("ruleName").toString());
-        QPalette p = m_ruleTitles[i]->palette();
-        p.setColor(QPalette::WindowText, colourOf(mark, palette()));
-        m_ruleTitles[i]->setPalette(p);
-        m_ruleTexts[i]->setText(rules[i].evidence);
-        m_ruleTexts[i]->setToolTip(rules[i].evidence);
-    }
+    m_rules->setRules(model::rulesOf(m_review, m_haveFacts ? &m_facts : nullptr));
 }
 
 void ReviewScreen::updateActions()
@@ -1135,69 +569,12 @@ void ReviewScreen::updateActions()
 
 void ReviewScreen::approveClicked(bool overriding)
 {
-    auto *dialog = new QDialog(this);
-    dialog->setObjectName(overriding ? QStringLiteral("overrideDialog") : QStringLiteral("approveDialog"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(overriding ? tr("Override Failed Validation") : tr("Approve and Publish"));
-    dialog->setMinimumWidth(520);
-    auto *layout = new QVBoxLayout(dialog);
-    auto *intro = new QLabel(dialog);
-    intro->setWordWrap(true);
-    const QString window = windowText(m_review.from, m_review.to);
-    intro->setText(overriding ? tr("Backfill %1 (%2, %3) failed validation:\n\n%4\n\nPublishing it anyway replaces "
-                                   "the window with rows that disagree with their checks. The reason is stored with "
-                                   "the publish, for whoever reads the history.")
-                                    .arg(m_id)
-                                    .arg(q(m_review.model), window, q(m_review.validationMessage))
-                              : tr("Publishing replaces %1 of %2 with the staged rows in one transaction. "
-                                   "The replaced rows are archived, so the publish can be undone.")
-                                    .arg(window, q(m_review.model)));
-    if (m_review.cascade.size() > 1) {
-        QStringList lines;
-        for (const backfill::CascadeMember &m : m_review.cascade)
-            lines << tr("• backfill %1: %2, %3 (validation %4)")
-                         .arg(m.id)
-                         .arg(q(m.model), windowText(m.from, m.to), m.validation.empty() ? tr("none") : q(m.validation));
-        intro->setText(intro->text() + QStringLiteral("\n\n")
-                       + tr("This publishes %1 backfills in that one transaction, each as its review showed it:").arg(m_review.cascade.size())
-                       + QLatin1Char('\n') + lines.join(QLatin1Char('\n')));
-    }
-    layout->addWidget(intro);
-    auto *form = new QFormLayout;
-    auto *note = new QLineEdit(dialog);
-    note->setObjectName(QStringLiteral("approvalNote"));
-    note->setPlaceholderText(tr("why this is right, e.g. the ticket it fixes"));
-    form->addRow(tr("Approval note:"), note);
-    QLineEdit *reason = nullptr;
-    if (overriding) {
-        reason = new QLineEdit(dialog);
-        reason->setObjectName(QStringLiteral("overrideReason"));
-        reason->setPlaceholderText(tr("why publishing despite the failed checks is right"));
-        form->addRow(tr("Override reason:"), reason);
-    }
-    layout->addLayout(form);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, dialog);
-    QPushButton *ok = buttons->button(QDialogButtonBox::Ok);
-    ok->setText(overriding ? tr("Continue…") : tr("Publish"));
-    ok->setEnabled(false);
-    layout->addWidget(buttons);
-    auto check = [ok, note, reason] {
-        ok->setEnabled(!note->text().trimmed().isEmpty() && (!reason || !reason->text().trimmed().isEmpty()));
-    };
-    connect(note, &QLineEdit::textChanged, dialog, check);
-    if (reason)
-        connect(reason, &QLineEdit::textChanged, dialog, check);
-    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-    connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, note, reason] {
-        const QString n = note->text().trimmed();
-        const QString r = reason ? reason->text().trimmed() : QString();
-        if (n.isEmpty() || (reason && r.isEmpty()))
-            return;
-        dialog->accept();
-        if (reason)
-            confirmOverride(n, r);
+    auto *dialog = new ApproveDialog(m_id, m_review, overriding, this);
+    connect(dialog, &ApproveDialog::approved, this, [this](const QString &note, const QString &reason) {
+        if (!reason.isEmpty())
+            confirmOverride(note, reason);
         else
-            startPublish(n, {});
+            startPublish(note, {});
     });
     dialog->open();
 }
@@ -1352,49 +729,26 @@ void ReviewScreen::offerUndoOverride(const model::DatabaseError &error)
     connect(box, &QMessageBox::buttonClicked, this, [this, anyway](QAbstractButton *b) {
         if (b != anyway)
             return;
-        auto *dialog = new QDialog(this);
-        dialog->setObjectName(QStringLiteral("undoOverrideDialog"));
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        dialog->setWindowTitle(tr("Undo Anyway"));
-        auto *layout = new QVBoxLayout(dialog);
-        auto *intro = new QLabel(tr("Undoing now throws away what was written to %1 after backfill %2 was published. "
-                                    "The reason is stored with the undo.")
-                                     .arg(windowText(m_review.from, m_review.to))
-                                     .arg(m_id),
-                                 dialog);
-        intro->setWordWrap(true);
-        layout->addWidget(intro);
-        auto *reason = new QLineEdit(dialog);
-        reason->setObjectName(QStringLiteral("undoOverrideReason"));
-        reason->setPlaceholderText(tr("why the later write may be thrown away"));
-        layout->addWidget(reason);
-        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, dialog);
-        QPushButton *ok = buttons->button(QDialogButtonBox::Ok);
-        ok->setText(tr("Continue…"));
-        ok->setEnabled(false);
-        layout->addWidget(buttons);
-        connect(reason, &QLineEdit::textChanged, dialog, [ok, reason] { ok->setEnabled(!reason->text().trimmed().isEmpty()); });
-        connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-        connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, reason] {
-            const QString r = reason->text().trimmed();
-            if (r.isEmpty())
-                return;
-            dialog->accept();
-            auto *confirm = new QMessageBox(QMessageBox::Warning, tr("Undo Anyway?"),
-                                            tr("Undo backfill %1 and lose the later write?").arg(m_id), QMessageBox::Cancel, this);
-            confirm->setObjectName(QStringLiteral("undoOverrideConfirm"));
-            confirm->setAttribute(Qt::WA_DeleteOnClose);
-            confirm->setInformativeText(tr("Reason: “%1”").arg(r));
-            QPushButton *go = confirm->addButton(tr("Undo anyway"), QMessageBox::DestructiveRole);
-            connect(confirm, &QMessageBox::buttonClicked, this, [this, go, r](QAbstractButton *b) {
-                if (b == go)
-                    startUndo(r);
-            });
-            confirm->open();
-        });
+        auto *dialog = new UndoOverrideDialog(m_id, windowText(m_review.from, m_review.to), this);
+        connect(dialog, &UndoOverrideDialog::reasonGiven, this, &ReviewScreen::confirmUndoOverride);
         dialog->open();
     });
     box->open();
+}
+
+void ReviewScreen::confirmUndoOverride(const QString &reason)
+{
+    auto *confirm = new QMessageBox(QMessageBox::Warning, tr("Undo Anyway?"),
+                                    tr("Undo backfill %1 and lose the later write?").arg(m_id), QMessageBox::Cancel, this);
+    confirm->setObjectName(QStringLiteral("undoOverrideConfirm"));
+    confirm->setAttribute(Qt::WA_DeleteOnClose);
+    confirm->setInformativeText(tr("Reason: “%1”").arg(reason));
+    QPushButton *go = confirm->addButton(tr("Undo anyway"), QMessageBox::DestructiveRole);
+    connect(confirm, &QMessageBox::buttonClicked, this, [this, go, reason](QAbstractButton *b) {
+        if (b == go)
+            startUndo(reason);
+    });
+    confirm->open();
 }
 
 void ReviewScreen::setBusy(const QString &text)
@@ -1420,21 +774,12 @@ QString ReviewScreen::actionNote() const
 
 QString ReviewScreen::ruleText(int n) const
 {
-    return n >= 1 && n <= 5 ? m_ruleTitles[n - 1]->text() + QLatin1Char('\n') + m_ruleTexts[n - 1]->text() : QString();
+    return m_rules->ruleText(n);
 }
 
 QString ReviewScreen::copySelection()
 {
-    QModelIndexList indexes = m_table->selectionModel()->selectedIndexes();
-    if (indexes.isEmpty()) {
-        for (int r = 0; r < m_proxy->rowCount(); ++r)
-            for (int c = 0; c < m_proxy->columnCount(); ++c)
-                if (!m_table->isColumnHidden(c))
-                    indexes << m_proxy->index(r, c);
-    }
-    const QString text = ReviewModel::toTsv(indexes);
-    QApplication::clipboard()->setText(text);
-    return text;
+    return m_totals->copySelection();
 }
 
 void ReviewScreen::showTotals()

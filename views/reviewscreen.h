@@ -24,19 +24,16 @@
 #include <QSet>
 #include <QWidget>
 
-#include <vector>
-
 class QTabBar;
-class QButtonGroup;
-class QChart;
 class QChartView;
 class QLabel;
+class QLayout;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
 class QTableView;
 class QToolButton;
-class QFrame;
+class QVBoxLayout;
 
 namespace reprint::model {
 class EngineClient;
@@ -49,6 +46,8 @@ namespace reprint::views {
 
 class BoundaryInspector;
 class HistoryView;
+class RulesPanel;
+class TotalsPage;
 
 class ReviewScreen : public QWidget {
     Q_OBJECT
@@ -71,7 +70,7 @@ public:
     model::EngineClient *engineClient() const { return m_engine; }
     BoundaryInspector *inspector() const { return m_inspector; }
     HistoryView *historyView() const { return m_history; }
-    QTableView *totalsTable() const { return m_table; }
+    QTableView *totalsTable() const;
     QPushButton *approveButton() const { return m_approve; }
     QPushButton *overrideButton() const { return m_override; }
     QPushButton *undoButton() const { return m_undo; }
@@ -94,13 +93,13 @@ public:
     // no measure of the review, goes back to as many as fit the width.
     QStringList shownMeasures() const;
     void setShownMeasures(const QStringList &measures);
-    QToolButton *measuresButton() const { return m_measuresButton; }
+    QToolButton *measuresButton() const;
     // The measures charted, one chart each, side by side (at least one).
     void setChartMeasure(const QString &measure);
     void setChartMeasures(const QStringList &measures);
-    QStringList chartMeasures() const { return m_chartMeasures; }
-    QList<QChartView *> chartViews() const { return m_chartViews; }
-    QToolButton *chartButton() const { return m_chartButton; }
+    QStringList chartMeasures() const;
+    QList<QChartView *> chartViews() const;
+    QToolButton *chartButton() const;
     // Writes the review packet of the open backfill to `path` (.html, .pdf or .csv): its
     // data is read off the GUI thread, then written; exported() or actionFailed() answers.
     void exportReview(const QString &path);
@@ -118,23 +117,23 @@ Q_SIGNALS:
     void revalidated(qint64 oldId, qint64 newId);
     void exported(qint64 id, const QString &path);
 
-protected:
-    bool eventFilter(QObject *watched, QEvent *event) override;
-
 private:
     void buildUi();
-    QWidget *buildTotalsPage();
-    void buildChart();
+    void buildHeader(QVBoxLayout *layout);
+    QLayout *buildActions();
+    // The engine client's answers; each handles only the token this screen asked for.
+    void reviewFinished(quint64 token, const backfill::Review &review);
+    void factsFinished(quint64 token, const backfill::ReviewFacts &facts);
+    void packetDataFinished(quint64 token, const backfill::ReviewPacketData &data);
+    void publishFinished(quint64 token, const backfill::PublishOutcome &outcome);
+    void undoFinished(quint64 token, const backfill::UndoOutcome &outcome);
+    void abandonFinished(quint64 token);
+    void backfillFinished(quint64 token, const backfill::BackfillOutcome &outcome);
+    void requestFailed(quint64 token, const model::DatabaseError &error);
     void reviewArrived(const backfill::Review &review);
     void updateHeader();
     void updateRules();
     void updateActions();
-    void updateChart();
-    void fillChart(QChart *chart, int measure, bool legend);
-    void rebuildMeasureMenus();
-    void applyShownMeasures(const QStringList &measures);
-    // As many measures as fit the table's width: those with problems or changes first.
-    QStringList measuresThatFit() const;
     void approveClicked(bool overriding);
     void confirmOverride(const QString &note, const QString &reason);
     void startPublish(const QString &note, const QString &reason);
@@ -147,14 +146,14 @@ private:
     void startUndo(const QString &overrideReason);
     // Undo refused by the drift guard: offers Undo anyway with a typed reason, confirmed twice.
     void offerUndoOverride(const model::DatabaseError &error);
+    // The reason is typed: asks once more before the undo that loses the later write.
+    void confirmUndoOverride(const QString &reason);
     void setBusy(const QString &text);
     void setNote(const QString &text, bool problem = false);
 
     model::EngineClient *m_engine;
     model::ReviewModel *m_model;
     model::ReviewProxyModel *m_proxy;
-    class ChartValues;
-    ChartValues *m_chartValues;
 
     qint64 m_id = 0;
     backfill::Review m_review;
@@ -165,11 +164,6 @@ private:
     bool m_revalidateAfterAbandon = false;  // the abandon is a re-validate's first step
     qint64 m_openedAtMs = 0;
     qint64 m_loadMs = -1;
-    QStringList m_chartMeasures;
-    QStringList m_shownMeasures;
-    bool m_measuresChosen = false;  // the user picked the table's measures (for m_measuresModel)
-    QString m_measuresModel;
-    std::vector<int> m_columnWidths;  // the table's columns as sized to their contents
 
     QLabel *m_title = nullptr;
     QLabel *m_subtitle = nullptr;
@@ -177,17 +171,9 @@ private:
     QTabBar *m_members = nullptr;  // a cascade's backfills, root first
     QSet<qint64> m_seenMembers;          // members of the open cascade whose review was shown
     qint64 m_cascadeRoot = 0;
-    QFrame *m_rulesFrame = nullptr;
-    QLabel *m_ruleTitles[5] = {};
-    QLabel *m_ruleTexts[5] = {};
+    RulesPanel *m_rules = nullptr;
     QTabWidget *m_tabs = nullptr;
-    QButtonGroup *m_filterGroup = nullptr;
-    QToolButton *m_measuresButton = nullptr;
-    QToolButton *m_chartButton = nullptr;
-    QLabel *m_rowsNote = nullptr;
-    QTableView *m_table = nullptr;
-    QWidget *m_chartArea = nullptr;
-    QList<QChartView *> m_chartViews;
+    TotalsPage *m_totals = nullptr;
     BoundaryInspector *m_inspector = nullptr;
     HistoryView *m_history = nullptr;
     QLabel *m_actionNote = nullptr;
