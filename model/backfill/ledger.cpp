@@ -60,7 +60,9 @@ Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, b
     auto r = co_await c.query(std::string("SELECT id::text, model, kind, status, coalesce(validation, ''), "
                                           "coalesce(validation_message, ''), transform_hash, coalesce(stage_table, ''), "
                                           "operator, from_partition, to_partition, coalesce(archive_table, ''), "
-                                          "extract(epoch FROM window_start)::bigint::text, extract(epoch FROM window_end)::bigint::text "
+                                          "extract(epoch FROM window_start)::bigint::text, extract(epoch FROM window_end)::bigint::text, "
+                                          "(archive_table IS NOT NULL AND to_regclass(quote_ident('reprint_archive') || '.' "
+                                          "|| quote_ident(archive_table)) IS NOT NULL)::text "
                                           "FROM reprint.backfills WHERE id = $1")
                                   + lock,
                               args(std::to_string(id)));
@@ -84,6 +86,7 @@ Task<Result<BackfillRow>> readBackfill(warehouse::Connection &c, long long id, b
     b.archiveTable = *row[11];
     b.windowStart = QDateTime::fromSecsSinceEpoch(std::stoll(*row[12]), QTimeZone::utc());
     b.windowEnd = QDateTime::fromSecsSinceEpoch(std::stoll(*row[13]), QTimeZone::utc());
+    b.archiveKept = *row[14] == "true";
     co_return b;
 }
 

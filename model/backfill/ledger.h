@@ -15,6 +15,7 @@ struct BackfillRow {
     BackfillStatus status = BackfillStatus::Planned;
     std::string validation, validationMessage, transformHash, stageTable, operatorName;
     std::string from, to, archiveTable;
+    bool archiveKept = false;          // archiveTable is set and the table is still there (not pruned)
     QDateTime windowStart, windowEnd;  // the instants the window was claimed over, [start, end)
     // The window as it was claimed (its stored instants, not its names read again).
     Window window(const Model &m) const { return windowSpanning(m, windowStart, windowEnd); }

@@ -42,45 +42,16 @@ Task<Result<ConnectionPtr>> connectFor(const Engine &engine)
     co_return *conn;
 }
 
-struct Stored {
-    std::string model;
-    BackfillStatus status = BackfillStatus::Planned;
-    std::string from, to, stageTable, archiveTable;
-    bool archiveExists = false;
-    QDateTime windowStart, windowEnd;  // the instants the window was claimed over, [start, end)
-    // The window as it was claimed (its stored instants, not its names read again).
-    Window window(const Model &m) const { return windowSpanning(m, windowStart, windowEnd); }
-};
-
-Task<Result<Stored>> readStored(warehouse::Connection &c, long long id)
-{
-    auto r = co_await c.query("SELECT model, status, from_partition, to_partition, coalesce(stage_table, ''), "
-                              "coalesce(archive_table, ''), (archive_table IS NOT NULL AND "
-                              "to_regclass(quote_ident('reprint_archive') || '.' || quote_ident(archive_table)) IS NOT NULL)::text, "
-                              "extract(epoch FROM window_start)::bigint::text, extract(epoch FROM window_end)::bigint::text "
-                              "FROM reprint.backfills WHERE id = $1",
-                              args(std::to_string(id)));
-    if (!r)
-        co_return r.error();
-    if (r->last().rows.empty())
-        co_return Error::make(ErrorKind::Usage, "there is no backfill " + std::to_string(id),
-                              "`reprint history --spec S` lists them.");
-    const auto &row = r->last().rows.front();
-    co_return Stored{*row[0], backfillStatusFrom(*row[1]), *row[2], *row[3], *row[4], *row[5], *row[6] == "true",
-                     QDateTime::fromSecsSinceEpoch(std::stoll(*row[7]), QTimeZone::utc()),
-                     QDateTime::fromSecsSinceEpoch(std::stoll(*row[8]), QTimeZone::utc())};
-}
-
 // The two relations a diff compares: before and after the backfill.
 struct DiffSources {
     std::string oldRelation, newRelation, basis;
 };
 
-DiffSources diffSources(const Stored &b, const ModelSql &sql)
+DiffSources diffSources(const BackfillRow &b, const ModelSql &sql)
 {
     if (b.status == BackfillStatus::Staged && !b.stageTable.empty())
         return {sql.target, quoteRelation("reprint_staging", b.stageTable), "stage"};
-    if (b.status == BackfillStatus::Published && b.archiveExists)
+    if (b.status == BackfillStatus::Published && b.archiveKept)
         return {quoteRelation("reprint_archive", b.archiveTable), sql.target, "archive"};
     return {{}, {}, "sample"};
 }
@@ -90,7 +61,7 @@ struct Located {
     Partition partition;
 };
 
-Result<Located> locate(const Engine &engine, const Stored &b, const std::string &partition, bool outsideToo)
+Result<Located> locate(const Engine &engine, const BackfillRow &b, const std::string &partition, bool outsideToo)
 {
     auto m = engine.model(b.model);
     if (!m)
@@ -113,7 +84,7 @@ Result<Located> locate(const Engine &engine, const Stored &b, const std::string 
 // backfill, the partition (in the window, or just outside it too) and its model's SQL.
 struct PartitionOfBackfill {
     ConnectionPtr conn;
-    Stored backfill;
+    BackfillRow backfill;
     Located where;
     ModelSql sql;
 };
@@ -123,7 +94,7 @@ Task<Result<PartitionOfBackfill>> openPartition(const Engine &engine, long long 
     auto conn = co_await connectFor(engine);
     if (!conn)
         co_return conn.error();
-    auto b = co_await readStored(**conn, id);
+    auto b = co_await readBackfill(**conn, id, false);
     if (!b)
         co_return b.error();
     auto where = locate(engine, *b, partition, outsideToo);
@@ -156,50 +127,49 @@ Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
     if (!conn)
         co_return conn.error();
     auto &c = **conn;
+    // The backfill's row as the ledger reads it, then what only the review shows of it:
+    // who approved it and when, and its claim now.
+    auto b = co_await readBackfill(c, id, false);
+    if (!b)
+        co_return b.error();
     auto r = co_await c.query(
-        "SELECT b.model, b.status, coalesce(b.validation, ''), b.operator, coalesce(b.approver, ''), "
-        "coalesce(b.note, ''), coalesce(b.override_reason, ''), b.from_partition, b.to_partition, "
+        "SELECT coalesce(b.approver, ''), coalesce(b.note, ''), coalesce(b.override_reason, ''), "
         "to_char(b.created_at, 'YYYY-MM-DD HH24:MI:SS TZH:TZM'), "
         "coalesce(to_char(b.validated_at, 'YYYY-MM-DD HH24:MI:SS TZH:TZM'), ''), "
         "coalesce(to_char(b.published_at, 'YYYY-MM-DD HH24:MI:SS TZH:TZM'), ''), "
         "coalesce(to_char(b.undone_at, 'YYYY-MM-DD HH24:MI:SS TZH:TZM'), ''), "
-        "b.transform_hash, current_user::text, (cl.backfill_id IS NOT NULL)::text, coalesce(cl.holder, ''), "
+        "current_user::text, (cl.backfill_id IS NOT NULL)::text, coalesce(cl.holder, ''), "
         "coalesce(CASE WHEN isfinite(cl.lease_expires) THEN to_char(cl.lease_expires, 'YYYY-MM-DD HH24:MI:SS TZH:TZM') "
-        "ELSE cl.lease_expires::text END, ''), coalesce(cl.lease_expires < now(), false)::text, "
-        "(b.archive_table IS NOT NULL AND to_regclass(quote_ident('reprint_archive') || '.' || quote_ident(b.archive_table)) "
-        "IS NOT NULL)::text, extract(epoch FROM b.window_start)::bigint::text, extract(epoch FROM b.window_end)::bigint::text "
+        "ELSE cl.lease_expires::text END, ''), coalesce(cl.lease_expires < now(), false)::text "
         "FROM reprint.backfills AS b LEFT JOIN reprint.claims AS cl ON cl.backfill_id = b.id WHERE b.id = $1",
         args(std::to_string(id)));
     if (!r)
         co_return r.error();
     if (r->last().rows.empty())
-        co_return Error::make(ErrorKind::Usage, "there is no backfill " + std::to_string(id),
-                              "`reprint history --spec S` lists them.");
+        co_return usage("there is no backfill " + std::to_string(id), "`reprint history --spec S` lists them.");
     const auto &row = r->last().rows.front();
     ReviewFacts f;
     f.backfillId = id;
-    f.model = *row[0];
-    f.status = backfillStatusFrom(*row[1]);
-    f.validation = *row[2];
-    f.operatorName = *row[3];
-    f.approver = *row[4];
-    f.note = *row[5];
-    f.overrideReason = *row[6];
-    f.from = *row[7];
-    f.to = *row[8];
-    f.createdAt = *row[9];
-    f.validatedAt = *row[10];
-    f.publishedAt = *row[11];
-    f.undoneAt = *row[12];
-    f.storedTransformHash = *row[13];
-    f.currentUser = *row[14];
-    f.claimHeld = *row[15] == "true";
-    f.claimHolder = *row[16];
-    f.leaseExpires = *row[17];
-    f.leaseExpired = *row[18] == "true";
-    f.archiveKept = *row[19] == "true";
-    const QDateTime windowStart = QDateTime::fromSecsSinceEpoch(std::stoll(*row[20]), QTimeZone::utc());
-    const QDateTime windowEnd = QDateTime::fromSecsSinceEpoch(std::stoll(*row[21]), QTimeZone::utc());
+    f.model = b->model;
+    f.status = b->status;
+    f.validation = b->validation;
+    f.operatorName = b->operatorName;
+    f.from = b->from;
+    f.to = b->to;
+    f.storedTransformHash = b->transformHash;
+    f.archiveKept = b->archiveKept;
+    f.approver = *row[0];
+    f.note = *row[1];
+    f.overrideReason = *row[2];
+    f.createdAt = *row[3];
+    f.validatedAt = *row[4];
+    f.publishedAt = *row[5];
+    f.undoneAt = *row[6];
+    f.currentUser = *row[7];
+    f.claimHeld = *row[8] == "true";
+    f.claimHolder = *row[9];
+    f.leaseExpires = *row[10];
+    f.leaseExpired = *row[11] == "true";
 
     auto diffs = co_await c.query("SELECT partition FROM reprint.row_diffs WHERE backfill_id = $1 ORDER BY partition_start",
                                   args(std::to_string(id)));
@@ -213,7 +183,7 @@ Task<Result<ReviewFacts>> reviewFacts(const Engine &engine, long long id)
         co_return f;  // the spec no longer has the model: the stored facts are all there is
     const Model &model = **m;
     f.fourEyes = model.approval == Approval::FourEyes;
-    f.windowPartitions = static_cast<long long>(windowSpanning(model, windowStart, windowEnd).partitions.size());
+    f.windowPartitions = static_cast<long long>(b->window(model).partitions.size());
 
     auto sql = co_await describeModel(c, engine.spec(), model);
     if (!sql)
@@ -234,7 +204,7 @@ Task<Result<RowDiffPage>> rowDiffPage(const Engine &engine, long long id, std::s
     if (!opened)
         co_return opened.error();
     auto &c = *opened->conn;
-    const Stored &b = opened->backfill;
+    const BackfillRow &b = opened->backfill;
     const ModelSql &sql = opened->sql;
     const Model &model = *opened->where.model;
 
@@ -362,7 +332,7 @@ Task<Result<EdgeRows>> edgeRows(const Engine &engine, long long id, std::string 
     if (!opened)
         co_return opened.error();
     auto &c = *opened->conn;
-    const Stored &b = opened->backfill;
+    const BackfillRow &b = opened->backfill;
     const ModelSql &sql = opened->sql;
     const Model &model = *opened->where.model;
 
