@@ -18,6 +18,7 @@
 #include <grp.h>
 #include <locale.h>
 #include <pwd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -231,11 +232,11 @@ std::vector<char *> execArray(const std::vector<std::string> &strings)
     return out;
 }
 
-// The child's side of runProgram, from fork to exec. Only async-signal-safe calls: on a
-// failure it writes {stage, errno} to `statusWrite` (1 switching user, 2 entering cwd,
-// 3 exec) and exits 127.
+// The child's side of runProgram, from fork to exec. Only async-signal-safe calls (and
+// setpriority, a plain system call): on a failure it writes {stage, errno} to `statusWrite`
+// (1 switching user, 2 entering cwd, 3 exec) and exits 127.
 [[noreturn]] void becomeProgram(char *const args[], char *const envp[], const Account &account, const std::string &cwd,
-                                int devNull, int outWrite, int statusWrite)
+                                int devNull, int outWrite, int statusWrite, int niceness)
 {
     auto fail = [&](int stage) {
         const int report[2] = {stage, errno};
@@ -261,6 +262,8 @@ std::vector<char *> execArray(const std::vector<std::string> &strings)
     }
     if (::chdir(cwd.c_str()) != 0)
         fail(2);
+    if (niceness > 0)
+        ::setpriority(PRIO_PROCESS, 0, niceness);  // lowering one's own priority cannot be refused
     ::execve(args[0], args, envp);
     fail(3);
     _exit(127);  // not reached: fail() exits
@@ -282,10 +285,11 @@ std::string readToEnd(int fd)
     return output;
 }
 
-// Runs argv[0] (an absolute path) with `env`, in `cwd`, as `account`, and collects its
-// output. Only async-signal-safe calls happen between fork and exec.
+// Runs argv[0] (an absolute path) with `env`, in `cwd`, as `account`, at `niceness` (what
+// it starts inherits it), and collects its output. Only async-signal-safe calls happen
+// between fork and exec.
 Result<ProgramResult> runProgram(const std::vector<std::string> &argv, const Account &account, const std::string &cwd,
-                                 const std::vector<std::string> &env)
+                                 const std::vector<std::string> &env, int niceness = 0)
 {
     std::vector<char *> args = execArray(argv);
     std::vector<char *> envp = execArray(env);
@@ -311,7 +315,7 @@ Result<ProgramResult> runProgram(const std::vector<std::string> &argv, const Acc
         return Error::make(ErrorKind::Internal, std::string("fork: ") + std::strerror(err));
     }
     if (pid == 0)
-        becomeProgram(args.data(), envp.data(), account, cwd, devNull, out[1], status[1]);
+        becomeProgram(args.data(), envp.data(), account, cwd, devNull, out[1], status[1], niceness);
     ::close(out[1]);
     ::close(status[1]);
     if (devNull >= 0)
@@ -769,8 +773,11 @@ Status LocalCluster::start()
     if (a.switchUser && !chownTree(m_dir, a, &why))
         return Error::make(ErrorKind::Internal, why);
 
+    // The server shares the desktop with the window that drives it: it runs at a lower CPU
+    // priority, so that on a busy machine a backfill's backends wait for the GUI thread and
+    // not the other way round (on an idle core it makes no difference).
     auto r = runProgram({bindir + "/pg_ctl", "start", "-D", dataDir(), "-l", logFile(), "-w", "-t", "120"}, a, m_dir,
-                        env);
+                        env, kServerNiceness);
     if (!r)
         return r.error();
     if (r->exitCode != 0)

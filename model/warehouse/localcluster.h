@@ -30,6 +30,10 @@
 
 namespace reprint::warehouse {
 
+// The niceness the server (and every backend it forks) runs at, above the caller's own:
+// the window that drives a backfill keeps the CPU when the machine is busy.
+inline constexpr int kServerNiceness = 10;
+
 // True while process `pid` of this host runs (it may belong to another user).
 bool processRunning(pid_t pid);
 

@@ -7,10 +7,13 @@
 #include <QFile>
 #include <QTest>
 
+#include <algorithm>
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <pwd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -142,6 +145,27 @@ private Q_SLOTS:
         QVERIFY(who.ok());
         QCOMPARE(who->last().rows[0][0].value_or(""), cluster.superuser());
         QCOMPARE(who->last().rows[0][1].value_or(""), std::string("t"));
+    }
+
+    // The server and every backend it forks run below the GUI's priority: on a busy machine
+    // a backfill's backends must not take the CPU from the window that drives them.
+    void serverYieldsTheCpu()
+    {
+        LocalCluster &cluster = test::privateCluster();
+        const pid_t postmaster = cluster.serverPid();
+        QVERIFY(postmaster > 0);
+        auto backend = test::query(cluster.conninfo(), "SELECT pg_backend_pid()");
+        QVERIFY(backend.ok());
+        errno = 0;
+        const int ours = ::getpriority(PRIO_PROCESS, 0);
+        QCOMPARE(errno, 0);
+        const int wanted = std::min(ours + warehouse::kServerNiceness, 19);
+        for (const pid_t pid : {postmaster, static_cast<pid_t>(std::stoi(backend->last().scalar()))}) {
+            errno = 0;
+            const int nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(pid));
+            QCOMPARE(errno, 0);
+            QCOMPARE(nice, wanted);
+        }
     }
 
     void stalePidAfterKill9()
