@@ -8,36 +8,10 @@
 #include "engine.h"
 #include "ledger.h"
 #include "modelsql.h"
+#include "swap.h"
 #include "validate.h"
 
 namespace reprint::backfill {
-
-// A physical partition of the target that is exactly one partition of the window.
-struct PhysicalPartition {
-    std::string schema, name;   // unquoted
-    std::string lower, upper;   // its bounds as the catalog prints them (literals of the column's type)
-};
-
-// How the window lies on the target's physical partitions: one per window partition, in
-// order, or `misfit` saying why a swap cannot replace the window (the target is not
-// range-partitioned on the column alone, this role may not swap its partitions, or a
-// partition of the window is not one whole physical partition).
-struct SwapLayout {
-    std::vector<PhysicalPartition> partitions;
-    std::string misfit;
-};
-
-Task<Result<SwapLayout>> swapLayoutOf(warehouse::Connection &c, const ModelSql &sql, const Window &w);
-
-// The shape of a successor partition: ` (LIKE target INCLUDING ...)` with the target's
-// defaults, constraints and indexes, so that ATTACH adopts its indexes instead of building
-// them under the lock.
-std::string successorShape(const ModelSql &sql);
-
-// The CHECK that proves a successor holds only rows of `part` (so that ATTACH need not
-// scan it), named kSwapBounds; dropped once it is attached.
-inline constexpr const char *kSwapBounds = "reprint_swap_bounds";
-std::string swapBoundsCheck(const ModelSql &sql, const PhysicalPartition &part);
 
 struct PublishPlan {
     long long id = 0;

@@ -1,7 +1,7 @@
 #include "stage.h"
 
 #include "ledger.h"
-#include "publish.h"
+#include "swap.h"
 #include "session.h"
 #include "sqltext.h"
 #include <chrono>
@@ -105,25 +105,25 @@ Task<Status> createStage(warehouse::Connection &c, const ModelSql &sql, const Wi
 {
     const std::string ids = std::to_string(id);
     const std::string stage = quoteRelation("reprint_staging", stageTableName(id, *w.model));
+    // Partitioned as the window's physical partitions where publish will swap them in: the
+    // model may swap, the window fits, and the target has no generated column (those are
+    // computed by the target's own partitions, so such a stage is copied at publish).
     SwapLayout layout;
-    layout.misfit = "replace";
+    bool partitioned = false;
     if (w.model->publish != PublishStrategy::Replace) {
         auto found = co_await swapLayoutOf(c, sql, w);
         if (!found)
             co_return found.error();
         layout = std::move(*found);
-        // A generated column is computed by the target's own partitions: such a stage is
-        // copied at publish instead (the successor is created with the generation).
         auto generated = co_await c.query("SELECT count(*) FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 "
                                           "AND NOT attisdropped AND attgenerated <> ''",
                                           args(sql.target));
         if (!generated)
             co_return generated.error();
-        if (generated->last().scalar("0") != "0")
-            layout.misfit = "generated columns";
+        partitioned = layout.fits() && generated->last().scalar("0") == "0";
     }
     std::string ddl;
-    if (!layout.misfit.empty()) {
+    if (!partitioned) {
         ddl = "CREATE TABLE " + stage + " (LIKE " + sql.target + " INCLUDING DEFAULTS);\nCREATE INDEX ON " + stage + " (" + sql.column + ")";
     } else {
         ddl = "CREATE TABLE " + stage + " (LIKE " + sql.target + " INCLUDING DEFAULTS) PARTITION BY RANGE (" + sql.column + ");\n";
@@ -132,8 +132,7 @@ Task<Status> createStage(warehouse::Connection &c, const ModelSql &sql, const Wi
             const std::string table = quoteRelation("reprint_staging", ("b" + ids + "p" + std::to_string(i) + "_" + w.model->name).substr(0, 63));
             ddl += "CREATE TABLE " + table + successorShape(sql) + ";\n"
                    "ALTER TABLE " + table + " ADD CONSTRAINT " + kSwapBounds + " " + swapBoundsCheck(sql, part) + ";\n"
-                   "ALTER TABLE " + stage + " ATTACH PARTITION " + table + " FOR VALUES FROM (" + quoteLiteral(part.lower)
-                   + ") TO (" + quoteLiteral(part.upper) + ");\n";
+                   "ALTER TABLE " + stage + " ATTACH PARTITION " + table + " " + partitionBounds(part) + ";\n";
         }
         ddl += "CREATE TABLE " + quoteRelation("reprint_staging", ("b" + ids + "d_" + w.model->name).substr(0, 63)) + " PARTITION OF "
                + stage + " DEFAULT";
