@@ -305,6 +305,85 @@ private Q_SLOTS:
 
     // A window that is not whole physical partitions: `swap` refuses and changes nothing;
     // `auto` falls back to replace.
+    // A target partitioned by a timestamptz on New York's days, the window across the
+    // spring-forward day (23 hours): the swap finds each day's physical partition by its
+    // instants (the catalog prints them in the session's zone), attaches the staged
+    // partitions with the same bounds, and leaves the days outside the window as they were.
+    void swapOnTimestamptzPartitionsAcrossDst()
+    {
+        const std::string db = test::demoCopy("swap_ny");
+        auto made = test::execute(db, R"sql(
+CREATE SCHEMA ny;
+CREATE TABLE ny.src (id int, "Seen At" timestamptz, amount double precision);
+INSERT INTO ny.src SELECT i, timestamptz '2026-03-06 00:00 America/New_York' + i * interval '37 minutes', i * 0.25
+FROM generate_series(0, (7 * 24 - 1) * 60 / 37) AS i;
+CREATE TABLE ny.t (id int NOT NULL, "Seen At" timestamptz NOT NULL, amount double precision,
+                   PRIMARY KEY (id, "Seen At")) PARTITION BY RANGE ("Seen At");
+DO $$ DECLARE d date; BEGIN
+  FOR d IN SELECT generate_series(date '2026-03-06', date '2026-03-12', interval '1 day')::date LOOP
+    EXECUTE format('CREATE TABLE ny.%I PARTITION OF ny.t FOR VALUES FROM (%L) TO (%L)', 'day_' || to_char(d, 'YYYYMMDD'),
+                   d::timestamp AT TIME ZONE 'America/New_York', (d + 1)::timestamp AT TIME ZONE 'America/New_York');
+  END LOOP;
+END $$;
+INSERT INTO ny.t SELECT id, "Seen At", amount * 2 FROM ny.src;
+)sql");
+        QVERIFY2(made.ok(), made.ok() ? "" : made.error().message.c_str());
+        QTemporaryDir dir;
+        {
+            QFile t(dir.filePath(QStringLiteral("ny.sql")));
+            QVERIFY(t.open(QIODevice::WriteOnly));
+            t.write("SELECT s.id, s.\"Seen At\", s.amount FROM ny.src AS s WHERE s.\"Seen At\" >= :start AND s.\"Seen At\" < :end\n");
+            QFile y(dir.filePath(QStringLiteral("ny.yaml")));
+            QVERIFY(y.open(QIODevice::WriteOnly));
+            y.write("models:\n  - name: ny_day\n    target: ny.t\n"
+                    "    partition: { column: '\"Seen At\"', grain: day, timezone: America/New_York }\n    key: [id]\n"
+                    "    measures: [amount]\n    transform: ny.sql\n    publish: swap\n");
+        }
+        const QString spec = dir.filePath(QStringLiteral("ny.yaml"));
+        // Each New York day's rows and sum, of the target and (independently) of the source.
+        auto perDay = [&](const std::string &table) {
+            return scalar(db, "SELECT string_agg(d || ' ' || n || ' ' || s, E'\\n' ORDER BY d) FROM (SELECT (\"Seen At\" AT TIME ZONE "
+                              "'America/New_York')::date::text AS d, count(*) AS n, sum(amount) AS s FROM " + table + " GROUP BY 1) x");
+        };
+        auto bounds = [&] {
+            return scalar(db, "SELECT string_agg(c.oid || ' ' || c.relname || ' ' || pg_get_expr(c.relpartbound, c.oid), E'\\n' "
+                              "ORDER BY c.relname) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+                              "WHERE i.inhparent = 'ny.t'::regclass");
+        };
+        const QStringList before = QString::fromStdString(perDay("ny.t")).split(QLatin1Char('\n'));
+        const QStringList truth = QString::fromStdString(perDay("ny.src")).split(QLatin1Char('\n'));
+        const QStringList layoutBefore = QString::fromStdString(bounds()).split(QLatin1Char('\n'));
+        QCOMPARE(before.size(), 7);
+        QCOMPARE(truth.size(), 7);
+
+        auto bf = test::runReprint(base(QStringLiteral("backfill"), db, spec) << QStringLiteral("--model") << QStringLiteral("ny_day")
+                                                                              << QStringLiteral("--from") << QStringLiteral("2026-03-07")
+                                                                              << QStringLiteral("--to") << QStringLiteral("2026-03-09"));
+        QVERIFY2(bf.exitCode == 0, qPrintable(bf.err));
+        const long long id = backfillIdFrom(bf);
+        QVERIFY(id > 0);
+        const auto pub = publish(db, spec, id);
+        QVERIFY2(pub.exitCode == 0, qPrintable(pub.err));
+        QCOMPARE(json(pub).value(QStringLiteral("strategy")).toString(), QStringLiteral("swap"));
+
+        // Days 7, 8 (23 hours) and 9 now hold the source's rows; 6 and 10-12 the old ones.
+        const QStringList after = QString::fromStdString(perDay("ny.t")).split(QLatin1Char('\n'));
+        QCOMPARE(after.size(), 7);
+        for (int i = 0; i < 7; ++i)
+            QCOMPARE(after.at(i), (i >= 1 && i <= 3) ? truth.at(i) : before.at(i));
+        // The same partitions under the same names and bounds; the window's three are new tables.
+        const QStringList layoutAfter = QString::fromStdString(bounds()).split(QLatin1Char('\n'));
+        QCOMPARE(layoutAfter.size(), 7);
+        for (int i = 0; i < 7; ++i) {
+            QCOMPARE(layoutAfter.at(i).section(QLatin1Char(' '), 1), layoutBefore.at(i).section(QLatin1Char(' '), 1));
+            const bool replaced = layoutAfter.at(i).section(QLatin1Char(' '), 0, 0) != layoutBefore.at(i).section(QLatin1Char(' '), 0, 0);
+            QCOMPARE(replaced, i >= 1 && i <= 3);
+        }
+        QCOMPARE(scalar(db, "SELECT count(*) FROM ny.day_20260308"), scalar(db, "SELECT count(*) FROM ny.src WHERE \"Seen At\" >= "
+                                                                              "'2026-03-08 00:00 America/New_York' AND \"Seen At\" < "
+                                                                              "'2026-03-09 00:00 America/New_York'"));
+    }
+
     void swapOnAMisalignedWindowIsRefusedAndAutoReplaces()
     {
         const std::string db = test::demoCopy("ps_misaligned");
