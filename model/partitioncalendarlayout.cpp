@@ -34,12 +34,11 @@ void PartitionCalendarModel::layout()
     m_cells.reserve(parts.size());
     for (Partition &p : parts) {
         Cell c;
-        RowInfo info;
         c.partition = std::move(p);
-        const qint64 key = placeInGrid(c, info, grain, locale);
+        const qint64 key = placeInGrid(c, grain);
         if (key != rowKey) {
             rowKey = key;
-            m_rows.push_back(info);
+            m_rows.push_back(rowOf(c.date, grain, locale));  // once a row: a year of hours has 365
         }
         c.row = int(m_rows.size()) - 1;
         m_cells.push_back(std::move(c));
@@ -51,49 +50,64 @@ void PartitionCalendarModel::layout()
         keepKnown(old);
 }
 
-// The cell's date, column, label and weekend flag, and the header of the row it belongs
-// to; returns the row's key (a new key starts a new row).
-qint64 PartitionCalendarModel::placeInGrid(Cell &c, RowInfo &info, Grain grain, const QLocale &locale)
+// The cell's date, column, label and weekend flag; returns the key of its row (a new key
+// starts a new row).
+qint64 PartitionCalendarModel::placeInGrid(Cell &c, Grain grain)
 {
     const QDate date = c.partition.start.date();
     c.date = date;
     c.weekend = date.dayOfWeek() >= 6 && (grain == Grain::Day || grain == Grain::Hour);
-    qint64 key = 0;
     switch (grain) {
     case Grain::Day:
-        key = qint64(date.year()) * 12 + date.month() - 1;
         c.column = QDate(date.year(), date.month(), 1).dayOfWeek() - 1 + date.day() - 1;
         c.label = date.day();
+        return qint64(date.year()) * 12 + date.month() - 1;
+    case Grain::Hour:
+        c.column = c.partition.start.time().hour();
+        c.label = c.column;
+        return date.toJulianDay();
+    case Grain::Week: {
+        int isoYear = 0;
+        const int week = date.weekNumber(&isoYear);
+        c.column = week - 1;
+        c.label = week;
+        return isoYear;
+    }
+    case Grain::Month:
+        c.column = date.month() - 1;
+        c.label = date.month();
+        return date.year();
+    }
+    return 0;
+}
+
+// The header of the row whose first cell falls on `date`.
+PartitionCalendarModel::RowInfo PartitionCalendarModel::rowOf(const QDate &date, Grain grain, const QLocale &locale)
+{
+    RowInfo info;
+    switch (grain) {
+    case Grain::Day:
         info.label = locale.monthName(date.month(), QLocale::ShortFormat);
         info.group = date.year();
         break;
     case Grain::Hour:
-        key = date.toJulianDay();
-        c.column = c.partition.start.time().hour();
-        c.label = c.column;
         info.label = locale.toString(date, QStringLiteral("ddd d MMM"));
         info.group = date.year();
         info.weekend = date.dayOfWeek() >= 6;
         break;
     case Grain::Week: {
         int isoYear = 0;
-        const int week = date.weekNumber(&isoYear);
-        key = isoYear;
-        c.column = week - 1;
-        c.label = week;
+        date.weekNumber(&isoYear);
         info.label = QString::number(isoYear);
         info.group = isoYear;
         break;
     }
     case Grain::Month:
-        key = date.year();
-        c.column = date.month() - 1;
-        c.label = date.month();
         info.label = QString::number(date.year());
         info.group = date.year();
         break;
     }
-    return key;
+    return info;
 }
 
 // The repeated hour of an autumn change: its second partition takes column 24.

@@ -193,7 +193,8 @@ private:
     // The grid (partitioncalendarlayout.cpp): layout() places every partition of the
     // years in its row and column, keeping what was known of partitions still shown.
     void layout();
-    static qint64 placeInGrid(Cell &cell, RowInfo &row, backfill::Grain grain, const QLocale &locale);
+    static qint64 placeInGrid(Cell &cell, backfill::Grain grain);
+    static RowInfo rowOf(const QDate &date, backfill::Grain grain, const QLocale &locale);
     void moveRepeatedHours();
     void indexSlots();
     void keepKnown(std::vector<Cell> &old);
