@@ -186,13 +186,17 @@ std::string ModelSql::rowDiff(const std::string &stage) const
     // Every alias is reprint_-prefixed and every column qualified, so that no column of the
     // user's (`n`, `o`, `key`, ...) can shadow them. Rows that repeat a key on one side are
     // paired in order (reprint_dup), never fanned out, and counted on each side.
-    std::vector<std::string> keyMatch, keyJson, keyList, diffs;
-    for (const std::string &k : model->key) {
+    std::vector<std::string> keyMatch, keyColumns, keyJson, keyList, diffs;
+    for (std::size_t i = 0; i < model->key.size(); ++i) {
+        const std::string &k = model->key[i];
         const std::string q = quoteIdentifier(k);
+        const std::string alias = "reprint_k" + std::to_string(i);
         keyMatch.push_back("reprint_o." + q + " = reprint_n." + q);
-        keyJson.push_back(quoteLiteral(k) + ", coalesce(reprint_o." + q + ", reprint_n." + q + ")");
+        keyColumns.push_back("coalesce(reprint_o." + q + ", reprint_n." + q + ") AS " + alias);
+        keyJson.push_back(quoteLiteral(k) + ", j2." + alias);
         keyList.push_back("t." + q);
     }
+    const std::string keyObject = "jsonb_build_object(" + join(keyJson, ", ") + ")";
     for (const std::string &c : columns) {
         if (std::find(model->key.begin(), model->key.end(), c) != model->key.end())
             continue;
@@ -216,18 +220,21 @@ std::string ModelSql::rowDiff(const std::string &stage) const
                       + ") AS differs, reprint_o.reprint_dup AS old_dup, reprint_n.reprint_dup AS new_dup";
     for (std::size_t i = 0; i < diffs.size(); ++i)
         sql += ", " + diffs[i] + " AS d" + std::to_string(i);
-    // The rows as records: turned into JSON only for the sample's few, not for every row.
-    sql += ", jsonb_build_object(" + join(keyJson, ", ") + ") AS key, reprint_o AS old_rec, reprint_n AS new_rec "
+    // The rows as records, and the key as its columns: turned into JSON only where needed,
+    // the key for the rows that differ (to order them), the records for the sample's few
+    // (ordered and cut first, then built).
+    sql += ", " + join(keyColumns, ", ") + ", reprint_o AS old_rec, reprint_n AS new_rec "
            "FROM reprint_o FULL JOIN reprint_n ON " + join(keyMatch, " AND ") + " AND reprint_o.reprint_dup = reprint_n.reprint_dup)\n"
            "SELECT count(*) FILTER (WHERE j.in_new AND j.in_old IS NULL) AS added, "
            "count(*) FILTER (WHERE j.in_old AND j.in_new IS NULL) AS removed, "
            "count(*) FILTER (WHERE j.in_old AND j.in_new AND j.differs) AS changed, "
-           "(SELECT coalesce(jsonb_agg(x.r), '[]'::jsonb)::text FROM (SELECT jsonb_build_object('change', "
-           "CASE WHEN j2.in_old IS NULL THEN 'added' WHEN j2.in_new IS NULL THEN 'removed' ELSE 'changed' END, "
-           "'key', j2.key, 'old', to_jsonb(j2.old_rec) - 'reprint_keyed' - 'reprint_present' - 'reprint_dup', "
-           "'new', to_jsonb(j2.new_rec) - 'reprint_keyed' - 'reprint_present' - 'reprint_dup') AS r FROM reprint_j AS j2 "
-           "WHERE j2.in_old IS NULL OR j2.in_new IS NULL OR j2.differs "
-           "ORDER BY (j2.in_old AND j2.in_new) DESC NULLS LAST, j2.key::text LIMIT $3) AS x) AS sample, "
+           "(SELECT coalesce(jsonb_agg(jsonb_build_object('change', "
+           "CASE WHEN x.in_old IS NULL THEN 'added' WHEN x.in_new IS NULL THEN 'removed' ELSE 'changed' END, "
+           "'key', x.key, 'old', to_jsonb(x.old_rec) - 'reprint_keyed' - 'reprint_present' - 'reprint_dup', "
+           "'new', to_jsonb(x.new_rec) - 'reprint_keyed' - 'reprint_present' - 'reprint_dup') ORDER BY x.ord), '[]'::jsonb)::text "
+           "FROM (SELECT y.*, row_number() OVER (ORDER BY (y.in_old AND y.in_new) DESC NULLS LAST, y.key::text) AS ord FROM (SELECT j2.in_old, j2.in_new, j2.old_rec, j2.new_rec, "
+           + keyObject + " AS key FROM reprint_j AS j2 WHERE j2.in_old IS NULL OR j2.in_new IS NULL OR j2.differs "
+           "ORDER BY (j2.in_old AND j2.in_new) DESC NULLS LAST, " + keyObject + "::text LIMIT $3) AS y) AS x) AS sample, "
            "count(*) FILTER (WHERE j.old_dup > 1) AS old_repeats, count(*) FILTER (WHERE j.new_dup > 1) AS new_repeats";
     for (std::size_t i = 0; i < diffs.size(); ++i)
         sql += ", count(*) FILTER (WHERE j.in_old AND j.in_new AND j.d" + std::to_string(i) + ")";
