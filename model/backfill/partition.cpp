@@ -87,13 +87,46 @@ std::string monthName(QDate d)
 }
 
 // The offsets of one timezone, looked up by instant.
+// The offset from UTC holds between two of a zone's transitions. The interval of the last
+// lookup is kept per thread, so that a walk over consecutive partitions (a year of hours)
+// asks the zone about a transition once, not about every instant (a QTimeZone lookup
+// builds a whole OffsetData each time).
+struct OffsetInterval {
+    QByteArray zone;
+    qint64 from = 0, to = 0;  // [from, to) in seconds since the epoch
+    int offset = 0;
+};
+
+int offsetAt(const QTimeZone &zone, qint64 instant)
+{
+    thread_local OffsetInterval last;
+    if (instant >= last.from && instant < last.to && last.zone == zone.id())
+        return last.offset;
+    const QDateTime at = QDateTime::fromSecsSinceEpoch(instant, Qt::UTC);
+    const int offset = zone.offsetFromUtc(at);
+    qint64 from = std::numeric_limits<qint64>::min();
+    qint64 to = std::numeric_limits<qint64>::max();
+    if (zone.hasTransitions()) {
+        const QTimeZone::OffsetData before = zone.previousTransition(at.addSecs(1));  // at or before `at`
+        const QTimeZone::OffsetData after = zone.nextTransition(at);
+        if (before.atUtc.isValid())
+            from = before.atUtc.toSecsSinceEpoch();
+        if (after.atUtc.isValid())
+            to = after.atUtc.toSecsSinceEpoch();
+    }
+    // Kept only when the zone's own transitions bracket the instant with the offset it gave.
+    if (instant >= from && instant < to && (from == std::numeric_limits<qint64>::min()
+                                            || zone.offsetFromUtc(QDateTime::fromSecsSinceEpoch(from, Qt::UTC)) == offset))
+        last = {zone.id(), from, to, offset};
+    else
+        last = {};
+    return offset;
+}
+
 struct Clock {
     const QTimeZone &zone;
 
-    int offset(qint64 instant) const
-    {
-        return zone.offsetFromUtc(QDateTime::fromSecsSinceEpoch(instant, Qt::UTC));
-    }
+    int offset(qint64 instant) const { return offsetAt(zone, instant); }
     qint64 wall(qint64 instant) const { return instant + offset(instant); }
 
     // The first instant whose wall time is `wall`; when the clocks skip it, the first
