@@ -173,42 +173,40 @@ QList<QChartView *> TotalsPage::chartViews() const
     return m_chart->chartViews();
 }
 
+namespace {
+
+// One checkable entry per measure in `menu`; toggling one passes `chosen()` with that
+// measure added or removed to `apply`.
+template <typename Chosen, typename Apply>
+void fillMeasureMenu(QMenu *menu, const QStringList &measures, QObject *context, Chosen chosen, Apply apply)
+{
+    menu->clear();
+    for (const QString &m : measures) {
+        QAction *a = menu->addAction(m);
+        a->setCheckable(true);
+        QObject::connect(a, &QAction::toggled, context, [m, chosen, apply](bool on) {
+            QStringList next = chosen();
+            if (on)
+                next << m;
+            else
+                next.removeAll(m);
+            apply(next);
+        });
+    }
+}
+
+} // namespace
 
 void TotalsPage::rebuildMeasureMenus()
 {
     const QStringList measures = m_model->measures();
     QMenu *menu = m_measuresButton->menu();
-    menu->clear();
-    for (const QString &m : measures) {
-        QAction *a = menu->addAction(m);
-        a->setCheckable(true);
-        connect(a, &QAction::toggled, this, [this, m](bool on) {
-            QStringList shown = m_shownMeasures;
-            if (on)
-                shown << m;
-            else
-                shown.removeAll(m);
-            setShownMeasures(shown);
-        });
-    }
+    fillMeasureMenu(menu, measures, this, [this] { return m_shownMeasures; }, [this](const QStringList &m) { setShownMeasures(m); });
     menu->addSeparator();
     connect(menu->addAction(tr("All measures")), &QAction::triggered, this, [this] { setShownMeasures(m_model->measures()); });
     connect(menu->addAction(tr("As many as fit the width")), &QAction::triggered, this, [this] { setShownMeasures({}); });
-
-    QMenu *charts = m_chartButton->menu();
-    charts->clear();
-    for (const QString &m : measures) {
-        QAction *a = charts->addAction(m);
-        a->setCheckable(true);
-        connect(a, &QAction::toggled, this, [this, m](bool on) {
-            QStringList chosen = m_chartMeasures;
-            if (on)
-                chosen << m;
-            else
-                chosen.removeAll(m);
-            setChartMeasures(chosen);
-        });
-    }
+    fillMeasureMenu(m_chartButton->menu(), measures, this, [this] { return m_chartMeasures; },
+                    [this](const QStringList &m) { setChartMeasures(m); });
 }
 
 void TotalsPage::setShownMeasures(const QStringList &measures)
