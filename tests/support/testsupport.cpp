@@ -73,16 +73,23 @@ std::string testDir()
 
 LocalCluster &privateCluster()
 {
-    if (!g_private) {
+    if (!g_private)
         g_private = std::make_unique<LocalCluster>(testDir() + "/cluster");
-        std::atexit(stopPrivateCluster);
-    }
     if (!g_private->isRunning()) {
         const auto started = g_private->start();
         if (!started)
             QTest::qFail(("the private cluster did not start: " + started.error().toSentence()).c_str(), __FILE__,
                          __LINE__);
     }
+    // Registered once the cluster has started, so that the function-local statics start
+    // and stop use (the server's bindir, found once) are destroyed after it runs, not
+    // before: registered earlier, stop found an empty bindir at exit and the server of
+    // every test that used this cluster outlived the test.
+    static const bool stopsAtExit = [] {
+        (void)LocalCluster::serverBinDir();
+        return std::atexit(stopPrivateCluster) == 0;
+    }();
+    (void)stopsAtExit;
     return *g_private;
 }
 
