@@ -196,7 +196,6 @@ std::string ModelSql::rowDiff(const std::string &stage) const
         keyJson.push_back(quoteLiteral(k) + ", j2." + alias);
         keyList.push_back("t." + q);
     }
-    const std::string keyObject = "jsonb_build_object(" + join(keyJson, ", ") + ")";
     for (const std::string &c : columns) {
         if (std::find(model->key.begin(), model->key.end(), c) != model->key.end())
             continue;
@@ -221,8 +220,8 @@ std::string ModelSql::rowDiff(const std::string &stage) const
     for (std::size_t i = 0; i < diffs.size(); ++i)
         sql += ", " + diffs[i] + " AS d" + std::to_string(i);
     // The rows as records, and the key as its columns: turned into JSON only where needed,
-    // the key for the rows that differ (to order them), the records for the sample's few
-    // (ordered and cut first, then built).
+    // the key (as text, once) for the rows that differ, to order them, and the records for
+    // the sample's few, after it is ordered and cut.
     sql += ", " + join(keyColumns, ", ") + ", reprint_o AS old_rec, reprint_n AS new_rec "
            "FROM reprint_o FULL JOIN reprint_n ON " + join(keyMatch, " AND ") + " AND reprint_o.reprint_dup = reprint_n.reprint_dup)\n"
            "SELECT count(*) FILTER (WHERE j.in_new AND j.in_old IS NULL) AS added, "
@@ -230,11 +229,13 @@ std::string ModelSql::rowDiff(const std::string &stage) const
            "count(*) FILTER (WHERE j.in_old AND j.in_new AND j.differs) AS changed, "
            "(SELECT coalesce(jsonb_agg(jsonb_build_object('change', "
            "CASE WHEN x.in_old IS NULL THEN 'added' WHEN x.in_new IS NULL THEN 'removed' ELSE 'changed' END, "
-           "'key', x.key, 'old', to_jsonb(x.old_rec) - 'reprint_keyed' - 'reprint_present' - 'reprint_dup', "
-           "'new', to_jsonb(x.new_rec) - 'reprint_keyed' - 'reprint_present' - 'reprint_dup') ORDER BY x.ord), '[]'::jsonb)::text "
-           "FROM (SELECT y.*, row_number() OVER (ORDER BY (y.in_old AND y.in_new) DESC NULLS LAST, y.key::text) AS ord FROM (SELECT j2.in_old, j2.in_new, j2.old_rec, j2.new_rec, "
-           + keyObject + " AS key FROM reprint_j AS j2 WHERE j2.in_old IS NULL OR j2.in_new IS NULL OR j2.differs "
-           "ORDER BY (j2.in_old AND j2.in_new) DESC NULLS LAST, " + keyObject + "::text LIMIT $3) AS y) AS x) AS sample, "
+           "'key', x.reprint_key::jsonb, 'old', to_jsonb(x.old_rec) - 'reprint_keyed' - 'reprint_present' - 'reprint_dup', "
+           "'new', to_jsonb(x.new_rec) - 'reprint_keyed' - 'reprint_present' - 'reprint_dup') "
+           "ORDER BY x.reprint_both DESC NULLS LAST, x.reprint_key), '[]'::jsonb)::text "
+           "FROM (SELECT j2.in_old, j2.in_new, j2.old_rec, j2.new_rec, (j2.in_old AND j2.in_new) AS reprint_both, "
+           "jsonb_build_object(" + join(keyJson, ", ") + ")::text AS reprint_key FROM reprint_j AS j2 "
+           "WHERE j2.in_old IS NULL OR j2.in_new IS NULL OR j2.differs "
+           "ORDER BY reprint_both DESC NULLS LAST, reprint_key LIMIT $3) AS x) AS sample, "
            "count(*) FILTER (WHERE j.old_dup > 1) AS old_repeats, count(*) FILTER (WHERE j.new_dup > 1) AS new_repeats";
     for (std::size_t i = 0; i < diffs.size(); ++i)
         sql += ", count(*) FILTER (WHERE j.in_old AND j.in_new AND j.d" + std::to_string(i) + ")";

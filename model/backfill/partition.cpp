@@ -86,7 +86,6 @@ std::string monthName(QDate d)
     return format("%04d-%02d", d.year(), d.month());
 }
 
-// The offsets of one timezone, looked up by instant.
 // The offset from UTC holds between two of a zone's transitions. The interval of the last
 // lookup is kept per thread, so that a walk over consecutive partitions (a year of hours)
 // asks the zone about a transition once, not about every instant (a QTimeZone lookup
@@ -123,6 +122,7 @@ int offsetAt(const QTimeZone &zone, qint64 instant)
     return offset;
 }
 
+// The offsets of one timezone, looked up by instant.
 struct Clock {
     const QTimeZone &zone;
 

@@ -154,7 +154,6 @@ Task<Result<std::vector<std::string>>> takeStagedPartitions(warehouse::Connectio
         lowers.emplace_back(part.lower);
         uppers.emplace_back(part.upper);
     }
-    const std::string &type = sql.columnType;
     auto kids = co_await c.query(
         childrenAtBounds(sql, "to_regclass($1)",
                          "k.name, coalesce(k.owner = (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user) AND k.kind = 'r' "
@@ -183,6 +182,7 @@ Task<Result<std::vector<std::string>>> takeStagedPartitions(warehouse::Connectio
     // The leak guard keeps the stage's default partition empty; were it not, those rows
     // would be lost with the stage: refuse as the copy does.
     const std::string &col = sql.column;
+    const std::string &type = sql.columnType;
     auto outside = co_await c.query("SELECT count(*) FROM " + plan.stage + " AS t WHERE t." + col + " IS NULL OR t." + col + " < "
                                     + quoteLiteral(layout.partitions.front().lower) + "::" + type + " OR t." + col
                                     + " >= " + quoteLiteral(layout.partitions.back().upper) + "::" + type);
@@ -425,6 +425,5 @@ Task<Status> swapPartitions(warehouse::Connection &c, const ModelSql &sql, const
         backoffMs = std::min(backoffMs * 2, 2000);
     }
 }
-
 
 } // namespace reprint::backfill
