@@ -64,8 +64,9 @@ public:
     explicit CalendarScreen(model::EngineClient *engine, QWidget *parent = nullptr);
     ~CalendarScreen() override;
 
-    // Shows model `name` of the engine's spec (opening from the cache, then refreshing).
-    // An empty name, or a name the spec lacks, shows an empty page.
+    // Shows model `name` of the engine's spec: opens from the cache (read off the GUI
+    // thread), and refreshes from the warehouse once the event loop runs again (after the
+    // first paint). An empty name, or a name the spec lacks, shows an empty page.
     void showModel(const QString &name);
     QString modelName() const { return m_modelName; }
 
@@ -160,7 +161,7 @@ private:
     std::vector<Chunk> m_chunks;
     std::size_t m_chunksDone = 0;
     quint64 m_statusToken = 0;
-    quint64 m_cacheGeneration = 0;  // the showModel() a cache being read belongs to
+    quint64 m_shown = 0;  // counts showModel(): the one a cache read or a refresh to start belongs to
     quint64 m_historyToken = 0;
     bool m_refreshing = false;
     bool m_historyPending = false;

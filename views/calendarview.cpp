@@ -573,7 +573,6 @@ CalendarView::Ink CalendarView::inkFor() const
     ink.yearFont.setBold(true);
     ink.yearFont.setPointSizeF(ink.yearFont.pointSizeF() * 1.15);
     ink.cellLabels = m_cellW >= 16 && m_cellH >= 14;
-    ink.cellMetrics = QFontMetrics(ink.cellFont);
     ink.hatch = QBrush(withAlpha(ink.text, ink.dark ? 80 : 60), Qt::BDiagPattern);
     return ink;
 }
@@ -626,11 +625,13 @@ void CalendarView::paintCell(QPainter &p, const QRect &r, int o, const Ink &ink)
         pen = isDark(fill) ? QColor(255, 255, 255, 235) : QColor(20, 22, 26, 220);
     }
     if (ink.cellLabels) {
-        p.setPen(pen);
-        const QString label = m_calendar->grain() == Grain::Hour ? QStringLiteral("%1").arg(s.label, 2, 10, QLatin1Char('0'))
-                                                                 : QString::number(s.label);
-        if (ink.cellMetrics.horizontalAdvance(label) <= r.width() - 2)
-            p.drawText(r, Qt::AlignCenter, label);
+        const QStaticText &label = cellLabel(s.label, ink);
+        const QSizeF size = label.size();
+        if (size.width() <= r.width() - 2) {
+            p.setPen(pen);
+            p.drawStaticText(QPointF(r.x() + (r.width() - size.width()) / 2, r.y() + (r.height() - size.height()) / 2),
+                             label);
+        }
     }
     if (s.health == PartitionCalendarModel::Health::Mismatch) {
         const int t = std::max(5, std::min(r.width(), r.height()) * 11 / 20);
@@ -670,6 +671,26 @@ void CalendarView::paintCell(QPainter &p, const QRect &r, int o, const Ink &ink)
         p.setBrush(Qt::NoBrush);
         p.drawRect(r.adjusted(-2, -2, 1, 1));
     }
+}
+
+const QStaticText &CalendarView::cellLabel(int label, const Ink &ink) const
+{
+    const bool hourly = m_calendar->grain() == Grain::Hour;
+    if (m_cellLabelsFont != ink.cellFont || m_cellLabelsHourly != hourly) {
+        m_cellLabels.clear();
+        m_cellLabelsFont = ink.cellFont;
+        m_cellLabelsHourly = hourly;
+    }
+    const std::size_t at = std::size_t(std::max(0, label));
+    if (at >= m_cellLabels.size())
+        m_cellLabels.resize(at + 1);
+    QStaticText &text = m_cellLabels[at];
+    if (text.text().isEmpty()) {
+        text.setTextFormat(Qt::PlainText);
+        text.setText(hourly ? QStringLiteral("%1").arg(label, 2, 10, QLatin1Char('0')) : QString::number(label));
+        text.prepare(QTransform(), ink.cellFont);
+    }
+    return text;
 }
 
 void CalendarView::paintColumnLabels(QPainter &p, const Ink &ink) const

@@ -20,6 +20,7 @@
 #include <QFont>
 #include <QFontMetrics>
 #include <QPersistentModelIndex>
+#include <QStaticText>
 
 #include <vector>
 
@@ -102,7 +103,6 @@ private:
         QColor base, text, highlight, quiet, weekendTint, weekendText;
         bool dark = false;
         QFont labelFont, cellFont, yearFont;
-        QFontMetrics cellMetrics{QFont()};
         bool cellLabels = false;  // the cells are large enough for their day or hour
         QBrush hatch;             // an empty partition
     };
@@ -138,6 +138,12 @@ private:
     ScrollHint m_pendingHint = EnsureVisible;
     bool m_painted = false;
     bool m_dragging = false;
+    // The cells' labels (days, hours, weeks, months: 0 to 53) laid out once for the cell
+    // font, not at each drawText (a year of hours paints ~700 of them a frame).
+    const QStaticText &cellLabel(int label, const Ink &ink) const;
+    mutable std::vector<QStaticText> m_cellLabels;
+    mutable QFont m_cellLabelsFont;
+    mutable bool m_cellLabelsHourly = false;
 };
 
 } // namespace reprint::views

@@ -49,6 +49,25 @@ std::string format(const char *pattern, int a, int b = 0, int c = 0, int d = 0)
     return buf;
 }
 
+// Appends `value` as "%0<width>d" would, without printf's cost: a year of hours names 8760
+// partitions.
+void appendNumber(std::string &out, int value, int width)
+{
+    if (value < 0) {
+        out += format("%0*d", width, value);
+        return;
+    }
+    char digits[12];
+    int n = 0;
+    do {
+        digits[n++] = char('0' + value % 10);
+        value /= 10;
+    } while (value > 0);
+    out.append(std::size_t(std::max(0, width - n)), '0');
+    while (n > 0)
+        out += digits[--n];
+}
+
 std::string offsetText(int offsetSeconds)
 {
     const char sign = offsetSeconds < 0 ? '-' : '+';
@@ -71,7 +90,16 @@ std::string isoText(const QDateTime &dt)
 
 std::string dayName(QDate d)
 {
-    return format("%04d-%02d-%02d", d.year(), d.month(), d.day());
+    int year = 0, month = 0, day = 0;
+    d.getDate(&year, &month, &day);
+    std::string name;
+    name.reserve(24);
+    appendNumber(name, year, 4);
+    name += '-';
+    appendNumber(name, month, 2);
+    name += '-';
+    appendNumber(name, day, 2);
+    return name;
 }
 
 std::string weekName(QDate monday)
@@ -91,7 +119,7 @@ std::string monthName(QDate d)
 // asks the zone about a transition once, not about every instant (a QTimeZone lookup
 // builds a whole OffsetData each time).
 struct OffsetInterval {
-    QByteArray zone;
+    QTimeZone zone;  // compared by id, without copying it (QTimeZone::id() allocates)
     qint64 from = 0, to = 0;  // [from, to) in seconds since the epoch
     int offset = 0;
 };
@@ -99,7 +127,7 @@ struct OffsetInterval {
 int offsetAt(const QTimeZone &zone, qint64 instant)
 {
     thread_local OffsetInterval last;
-    if (instant >= last.from && instant < last.to && last.zone == zone.id())
+    if (instant >= last.from && instant < last.to && last.zone == zone)
         return last.offset;
     const QDateTime at = QDateTime::fromSecsSinceEpoch(instant, Qt::UTC);
     const int offset = zone.offsetFromUtc(at);
@@ -116,7 +144,7 @@ int offsetAt(const QTimeZone &zone, qint64 instant)
     // Kept only when the zone's own transitions bracket the instant with the offset it gave.
     if (instant >= from && instant < to && (from == std::numeric_limits<qint64>::min()
                                             || zone.offsetFromUtc(QDateTime::fromSecsSinceEpoch(from, Qt::UTC)) == offset))
-        last = {zone.id(), from, to, offset};
+        last = {zone, from, to, offset};
     else
         last = {};
     return offset;
@@ -309,7 +337,9 @@ std::string PartitionScheme::nameOf(const QDateTime &start) const
     switch (m_grain) {
     case Grain::Hour: {
         const qint64 hourWall = floorDiv(w, kHour) * kHour;
-        std::string name = dayName(date) + format("T%02d", int((hourWall - wallOfDate(date)) / kHour));
+        std::string name = dayName(date);
+        name += 'T';
+        appendNumber(name, int((hourWall - wallOfDate(date)) / kHour), 2);
         if (clock.firstInstantAt(hourWall) < t)
             name += offsetText(clock.offset(t));
         return name;
@@ -323,33 +353,34 @@ std::string PartitionScheme::nameOf(const QDateTime &start) const
 
 Partition PartitionScheme::containing(const QDateTime &instant) const
 {
-    const Clock clock{m_zone};
-    const qint64 x = instant.toSecsSinceEpoch();
-    qint64 start = 0;
-    qint64 end = 0;
-    if (m_grain == Grain::Hour) {
-        start = clock.hourStartContaining(x);
-        end = clock.nextHourStart(start);
-    } else {
-        // Walk to the period whose bounds hold x; this also steps over a period whose
-        // every day the clocks skipped (it would be empty).
-        QDate p = periodStart(m_grain, dateOfWall(clock.wall(x)));
-        for (;;) {
-            start = clock.firstInstantAt(wallOfDate(p));
-            end = clock.firstInstantAt(wallOfDate(periodAfter(m_grain, p)));
-            if (x < start)
-                p = periodAfter(m_grain, p, -1);
-            else if (x >= end)
-                p = periodAfter(m_grain, p);
-            else
-                break;
-        }
-    }
+    const auto [start, end] = boundsContaining(instant.toSecsSinceEpoch());
     Partition part;
     part.start = QDateTime::fromSecsSinceEpoch(start, m_zone);
     part.end = QDateTime::fromSecsSinceEpoch(end, m_zone);
     part.name = nameOf(part.start);
     return part;
+}
+
+std::pair<qint64, qint64> PartitionScheme::boundsContaining(qint64 x) const
+{
+    const Clock clock{m_zone};
+    if (m_grain == Grain::Hour) {
+        const qint64 start = clock.hourStartContaining(x);
+        return {start, clock.nextHourStart(start)};
+    }
+    // Walk to the period whose bounds hold x; this also steps over a period whose every day
+    // the clocks skipped (it would be empty).
+    QDate p = periodStart(m_grain, dateOfWall(clock.wall(x)));
+    for (;;) {
+        const qint64 start = clock.firstInstantAt(wallOfDate(p));
+        const qint64 end = clock.firstInstantAt(wallOfDate(periodAfter(m_grain, p)));
+        if (x < start)
+            p = periodAfter(m_grain, p, -1);
+        else if (x >= end)
+            p = periodAfter(m_grain, p);
+        else
+            return {start, end};
+    }
 }
 
 Partition PartitionScheme::earliest() const
@@ -387,9 +418,23 @@ std::vector<Partition> PartitionScheme::range(const Partition &from, const Parti
     std::vector<Partition> out;
     if (to.start < from.start)
         return out;
-    for (Partition p = containing(from.start); p.start <= to.start; p = next(p))
-        out.push_back(p);
-    return out;
+    // As next() from `from`, but each partition's start is the instant its predecessor
+    // ended, not made again (a year of hours: half the QDateTimes).
+    const qint64 last = to.start.toSecsSinceEpoch();
+    Partition p = containing(from.start);
+    const qint64 first = p.start.toSecsSinceEpoch();
+    out.reserve(std::size_t(std::max<qint64>(1, (last - first) / (m_grain == Grain::Hour ? kHour : kDay) + 2)));
+    qint64 end = p.end.toSecsSinceEpoch();
+    for (;;) {
+        out.push_back(std::move(p));
+        const QDateTime &start = out.back().end;
+        if (end > last)
+            return out;
+        p.start = start;
+        end = boundsContaining(end).second;
+        p.end = QDateTime::fromSecsSinceEpoch(end, m_zone);
+        p.name = nameOf(p.start);
+    }
 }
 
 namespace {

@@ -19,6 +19,7 @@
 #include <QTimeZone>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reprint::backfill {
@@ -71,6 +72,9 @@ public:
 
 private:
     std::string nameOf(const QDateTime &start) const;
+    // The first instant of the partition that contains `instant` and of the one after it,
+    // in seconds since the epoch.
+    std::pair<qint64, qint64> boundsContaining(qint64 instant) const;
     Grain m_grain;
     QTimeZone m_zone;
 };

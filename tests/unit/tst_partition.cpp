@@ -51,6 +51,8 @@ private Q_SLOTS:
     void monthRange();
     void nextAndPrevious();
     void rangeEdges();
+    void rangeIsTheWalkOfNext_data();
+    void rangeIsTheWalkOfNext();
     void startOfDayInAMidnightGap();
     void skippedDay();
     void halfHourZone();
@@ -407,6 +409,53 @@ void TestPartition::rangeEdges()
     QVERIFY(scheme.range(b, a).empty());
     QVERIFY(a < b);
     QVERIFY(!(b < a));
+}
+
+void TestPartition::rangeIsTheWalkOfNext_data()
+{
+    QTest::addColumn<Grain>("grain");
+    QTest::addColumn<QString>("zone");
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::newRow("hours, New York, both changes") << Grain::Hour << "America/New_York" << "2026-03-07T00" << "2026-11-02T23";
+    QTest::newRow("hours, Lord Howe's half-hour change") << Grain::Hour << "Australia/Lord_Howe" << "2026-04-04T00"
+                                                        << "2026-04-05T23";
+    QTest::newRow("hours, Kolkata") << Grain::Hour << "Asia/Kolkata" << "2026-01-01T00" << "2026-01-03T23";
+    QTest::newRow("days, Apia's skipped day") << Grain::Day << "Pacific/Apia" << "2011-12-01" << "2012-01-31";
+    QTest::newRow("days, Sao Paulo's midnight gap") << Grain::Day << "America/Sao_Paulo" << "2018-10-01" << "2018-12-31";
+    QTest::newRow("days, years before 1000") << Grain::Day << "UTC" << "0999-12-25" << "1000-01-05";
+    QTest::newRow("weeks, Berlin") << Grain::Week << "Europe/Berlin" << "2025-W50" << "2027-W03";
+    QTest::newRow("months, New York") << Grain::Month << "America/New_York" << "2024-11" << "2027-02";
+}
+
+// range() builds each partition from the end of the one before; next() from scratch. Both
+// give the same partitions, and every name reads back as its partition.
+void TestPartition::rangeIsTheWalkOfNext()
+{
+    QFETCH(Grain, grain);
+    QFETCH(QString, zone);
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    const PartitionScheme scheme(grain, zone.toStdString());
+    const auto a = scheme.parse(from.toStdString());
+    const auto b = scheme.parse(to.toStdString());
+    QVERIFY2(a.ok() && b.ok(), (why(a) + why(b)).c_str());
+    const std::vector<Partition> parts = scheme.range(*a, *b);
+    std::vector<Partition> walked;
+    for (Partition p = *a; p.start <= b->start; p = scheme.next(p))
+        walked.push_back(p);
+    QCOMPARE(parts.size(), walked.size());
+    QVERIFY(parts.size() > 2);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        QCOMPARE(parts[i].name, walked[i].name);
+        QCOMPARE(parts[i].startText(), walked[i].startText());
+        QCOMPARE(parts[i].endText(), walked[i].endText());
+        const auto back = scheme.parse(parts[i].name);
+        QVERIFY2(back.ok(), parts[i].name.c_str());
+        QCOMPARE(*back, parts[i]);
+    }
+    QCOMPARE(parts.front(), *a);
+    QCOMPARE(parts.back(), *b);
 }
 
 void TestPartition::startOfDayInAMidnightGap()
