@@ -15,6 +15,7 @@
 #include <QThread>
 
 #include <ctime>
+#include <sys/resource.h>
 #include <vector>
 
 namespace reprint::test {
@@ -25,6 +26,19 @@ inline qint64 threadCpuNs()
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return qint64(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// The calling thread's context switches: voluntary (it waited: a lock, I/O, its event
+// loop's poll) and involuntary (the scheduler gave its core to another), and its major
+// page faults (a read from disk).
+struct Switches {
+    long voluntary = 0, involuntary = 0, majorFaults = 0;
+};
+inline Switches threadSwitches()
+{
+    rusage usage{};
+    getrusage(RUSAGE_THREAD, &usage);
+    return {usage.ru_nvcsw, usage.ru_nivcsw, usage.ru_majflt};
 }
 
 struct TimedEvent {

@@ -31,10 +31,13 @@ public:
         QObject::connect(&m_timer, &QTimer::timeout, &m_timer, [this] {
             const qint64 now = m_clock.nsecsElapsed();
             const qint64 cpu = threadCpuNs();
+            const Switches sw = threadSwitches();
             m_gaps.push_back(double(now - m_last) / 1e6);
-            m_ticks.push_back({now, cpu - m_lastCpu});
+            m_ticks.push_back({now, cpu - m_lastCpu, sw.voluntary - m_lastSwitches.voluntary,
+                               sw.involuntary - m_lastSwitches.involuntary, sw.majorFaults - m_lastSwitches.majorFaults});
             m_last = now;
             m_lastCpu = cpu;
+            m_lastSwitches = sw;
         });
     }
     void start()
@@ -44,6 +47,7 @@ public:
         m_clock.start();
         m_last = 0;
         m_lastCpu = threadCpuNs();
+        m_lastSwitches = threadSwitches();
         if (EventClock *events = EventClock::instance())
             events->start(m_clock);
         m_timer.start();
@@ -106,8 +110,10 @@ public:
                                  .arg(inside[k]->wallNs / 1e6, 0, 'f', 1)
                                  .arg(inside[k]->cpuNs / 1e6, 0, 'f', 1);
             }
-            qInfo("  gap %.1f ms ending at %.3f s, GUI thread on a CPU %.1f ms of it%s%s", m_gaps[i], end / 1e9,
-                  m_ticks[i].cpuNs / 1e6, parts.isEmpty() ? "" : ": ", qPrintable(parts.join(QStringLiteral("; "))));
+            qInfo("  gap %.1f ms ending at %.3f s, GUI thread on a CPU %.1f ms of it (%ld waits, %ld preemptions, %ld major "
+                  "faults)%s%s",
+                  m_gaps[i], end / 1e9, m_ticks[i].cpuNs / 1e6, m_ticks[i].voluntary, m_ticks[i].involuntary,
+                  m_ticks[i].majorFaults, parts.isEmpty() ? "" : ": ", qPrintable(parts.join(QStringLiteral("; "))));
         }
         if (!clock)
             return;
@@ -136,11 +142,13 @@ private:
     struct Tick {
         qint64 endNs = 0;
         qint64 cpuNs = 0;  // the GUI thread's CPU time since the previous tick
+        long voluntary = 0, involuntary = 0, majorFaults = 0;  // since the previous tick
     };
     QTimer m_timer;
     QElapsedTimer m_clock;
     qint64 m_last = 0;
     qint64 m_lastCpu = 0;
+    Switches m_lastSwitches;
     std::vector<double> m_gaps;
     std::vector<Tick> m_ticks;
 };

@@ -166,6 +166,24 @@ private Q_SLOTS:
             QCOMPARE(errno, 0);
             QCOMPARE(nice, wanted);
         }
+        // Where Linux groups a session's processes for the scheduler (pg_ctl gives the
+        // server a session of its own), the server's group is lowered as well: a niceness
+        // only ranks processes inside their group.
+        auto groupOf = [](const std::string &pid) -> std::pair<std::string, int> {
+            std::ifstream in("/proc/" + pid + "/autogroup");
+            std::string group, word;
+            int nice = 0;
+            if (!(in >> group >> word >> nice) || word != "nice")
+                return {};
+            return {group, nice};
+        };
+        const std::string ourGroup = groupOf("self").first;
+        if (ourGroup.empty())
+            QSKIP("this kernel has no scheduling groups per session (/proc/self/autogroup)");
+        const auto [serverGroup, serverNice] = groupOf(std::to_string(postmaster));
+        QVERIFY(!serverGroup.empty());
+        if (serverGroup != ourGroup)
+            QCOMPARE(serverNice, warehouse::kServerGroupNiceness);
     }
 
     void stalePidAfterKill9()
