@@ -423,7 +423,11 @@ std::vector<Partition> PartitionScheme::range(const Partition &from, const Parti
     const qint64 last = to.start.toSecsSinceEpoch();
     Partition p = containing(from.start);
     const qint64 first = p.start.toSecsSinceEpoch();
-    out.reserve(std::size_t(std::max<qint64>(1, (last - first) / (m_grain == Grain::Hour ? kHour : kDay) + 2)));
+    const qint64 typical = m_grain == Grain::Hour ? kHour
+                         : m_grain == Grain::Day  ? kDay
+                         : m_grain == Grain::Week ? 7 * kDay
+                                                  : 28 * kDay;
+    out.reserve(std::size_t((last - first) / typical + 2));  // an estimate: a day of 23 hours adds one
     qint64 end = p.end.toSecsSinceEpoch();
     for (;;) {
         out.push_back(std::move(p));
