@@ -392,6 +392,9 @@ QTableView *RunScreen::buildPartitionTable(QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setAlternatingRowColors(true);
+    // Rows told apart by their alternating colours, not a grid: a grid is one line per
+    // column the height of every repainted row band (see applyChartTheme).
+    m_table->setShowGrid(false);
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideRight);
     m_table->verticalHeader()->hide();
@@ -562,7 +565,15 @@ void RunScreen::applyChartTheme()
         axis->setLinePenColor(grid);
         axis->setMinorGridLineVisible(false);
     }
+    // Horizontal lines only. Qt's raster engine hands every fill of 96 scan lines or more
+    // to its own thread pool and waits for it; with a backfill's backends on every core,
+    // each such hand-off waited up to a scheduler slice for a core (perf: the GUI thread's
+    // waits during a chart repaint were the x grid's and the vertical axes' lines). The
+    // time axis keeps its labels and ticks, the vertical axes their labels and titles.
+    m_axisX->setGridLineVisible(false);
     m_axisDone->setGridLineVisible(false);
+    m_axisRate->setLineVisible(false);
+    m_axisDone->setLineVisible(false);
     m_chart->legend()->setLabelColor(text);
     QPen rate(QColor(0x3b, 0x82, 0xd6));
     rate.setWidthF(2);

@@ -1,4 +1,5 @@
 #include "connection.h"
+#include "schedgroup.h"
 
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -96,6 +97,29 @@ struct Connection::Private {
     int socketFd = -1;
     NoticeHandler noticeHandler;
     std::shared_ptr<PGcancel> cancel;
+    // The scheduling-group niceness this connection's backend still has to take (see
+    // followServerGroup), and when the kernel will next take a change.
+    std::optional<int> groupNiceness;
+    std::chrono::steady_clock::time_point groupRetryAt;
+
+    // A backend reached over a Unix socket runs on this host: it takes its server's
+    // scheduling group niceness (schedgroup.h). Without CAP_SYS_ADMIN the kernel takes
+    // one such change every 100 ms, for all processes: a refused change is tried again
+    // before a later statement, never waited for.
+    void followServerGroup()
+    {
+        if (!groupNiceness || std::chrono::steady_clock::now() < groupRetryAt)
+            return;
+        switch (setGroupNiceness(PQbackendPID(conn), *groupNiceness)) {
+        case GroupChange::TryLater:
+            groupRetryAt = std::chrono::steady_clock::now() + std::chrono::milliseconds(110);
+            return;
+        case GroupChange::Done:
+        case GroupChange::Refused:
+            groupNiceness.reset();
+            return;
+        }
+    }
 
     // Re-wraps PQsocket when libpq changed it (it can, between connection attempts).
     void adoptSocket()
@@ -244,6 +268,10 @@ Task<Result<std::shared_ptr<Connection>>> Connection::connect(std::string connin
         co_return connectionError(p.conn, "could not switch the connection to non-blocking mode");
 
     PQsetNoticeReceiver(p.conn, receiveNotice, &p.noticeHandler);
+    if (const char *host = PQhost(p.conn); host && host[0] == '/') {
+        p.groupNiceness = serverGroupNiceness(PQbackendPID(p.conn));
+        p.followServerGroup();
+    }
     p.cancel = std::shared_ptr<PGcancel>(PQgetCancel(p.conn), [](PGcancel *c) {
         if (c)
             PQfreeCancel(c);
@@ -359,6 +387,7 @@ Task<Result<Reply>> Connection::run(bool hasParams, std::string sql, Params para
         ~BusyGuard() { busy = false; }
     } guard{m_busy};
 
+    p.followServerGroup();
     if (!sendStatement(p.conn, hasParams, sql, params, types))
         co_return connectionError(p.conn, "could not send the statement");
 

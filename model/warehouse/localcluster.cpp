@@ -1,4 +1,5 @@
 #include "localcluster.h"
+#include "schedgroup.h"
 
 #include <algorithm>
 #include <cctype>
@@ -737,23 +738,15 @@ std::string serverSettings(const LocalCluster &cluster)
 // pg_ctl starts the server in a session of its own. Where Linux groups each session's
 // processes for the scheduler (autogroup, on by default on desktops), a process's niceness
 // only ranks it inside its group, and the server's group as a whole got as much CPU as the
-// window's: during a backfill the GUI thread was preempted for up to 50 ms at a time
-// (bench_runscreen). The group is lowered too. Best effort: where there are no groups, or
-// the kernel refuses, nothing changes.
+// window's. The group is lowered too; each backend, which PostgreSQL puts in a session (and
+// group) of its own, follows it when a connection opens (schedgroup.h). Best effort: where
+// there are no groups, or the kernel refuses, nothing changes.
 void lowerSessionPriority(pid_t server)
 {
-    const std::string path = "/proc/" + std::to_string(server) + "/autogroup";
-    const std::string text = std::to_string(kServerGroupNiceness);
     for (int attempt = 0; attempt < 5; ++attempt) {
-        const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
+        if (setGroupNiceness(server, kServerGroupNiceness) != GroupChange::TryLater)
             return;
-        const ssize_t written = ::write(fd, text.data(), text.size());
-        const int error = errno;
-        ::close(fd);
-        if (written >= 0 || error != EAGAIN)
-            return;
-        // Without CAP_SYS_ADMIN, the kernel takes one such write every 100 ms.
+        // Without CAP_SYS_ADMIN, the kernel takes one such change every 100 ms.
         std::this_thread::sleep_for(std::chrono::milliseconds(110));
     }
 }

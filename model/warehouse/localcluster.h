@@ -35,9 +35,9 @@ namespace reprint::warehouse {
 inline constexpr int kServerNiceness = 10;
 // The niceness of the server's scheduling group, where Linux groups each session's
 // processes (autogroup): the lowest, so that the server takes the CPU the desktop leaves.
-// Inside the group its processes still rank by kServerNiceness; across groups only the
-// group's niceness counts (at 10, the GUI thread still waited for a core: 99th percentile
-// gap 17-20 ms in bench_runscreen; at 19, 12-16 ms).
+// Inside a group processes still rank by kServerNiceness; across groups only the group's
+// niceness counts. Every backend gets a group of its own from PostgreSQL and follows this
+// one when a connection opens (schedgroup.h).
 inline constexpr int kServerGroupNiceness = 19;
 
 // True while process `pid` of this host runs (it may belong to another user).
