@@ -738,17 +738,30 @@ std::string serverSettings(const LocalCluster &cluster)
 // pg_ctl starts the server in a session of its own. Where Linux groups each session's
 // processes for the scheduler (autogroup, on by default on desktops), a process's niceness
 // only ranks it inside its group, and the server's group as a whole got as much CPU as the
-// window's. The group is lowered too; each backend, which PostgreSQL puts in a session (and
-// group) of its own, follows it when a connection opens (schedgroup.h). Best effort: where
+// window's. The group is lowered too, and so are those of the processes the server has
+// started (PostgreSQL puts each in a session, and so a group, of its own); a backend
+// follows when a connection opens it (schedgroup.h). Best effort: where
 // there are no groups, or the kernel refuses, nothing changes.
 void lowerSessionPriority(pid_t server)
 {
+    if (const auto nice = groupNiceness(server); !nice || *nice >= kServerGroupNiceness)
+        return;
     for (int attempt = 0; attempt < 5; ++attempt) {
         if (setGroupNiceness(server, kServerGroupNiceness) != GroupChange::TryLater)
             return;
         // Without CAP_SYS_ADMIN, the kernel takes one such change every 100 ms.
         std::this_thread::sleep_for(std::chrono::milliseconds(110));
     }
+}
+
+// The postmaster and the processes it has started by now (checkpointer, background writer,
+// WAL writer, autovacuum launcher): each has a group of its own. Backends are lowered by
+// the connection that opens them.
+void lowerServerGroups(const LocalCluster &cluster)
+{
+    if (cluster.serverPid() > 0)
+        for (const pid_t process : serverProcesses(cluster.dataDir()))
+            lowerSessionPriority(process);
 }
 
 } // namespace
@@ -772,8 +785,11 @@ Status LocalCluster::start()
 
     const std::string pidFile = dataDir() + "/postmaster.pid";
     if (fileExists(pidFile)) {
-        if (isRunning())
+        if (isRunning()) {
+            // Started earlier, maybe by a build that did not lower its groups.
+            lowerServerGroups(*this);
             return ok();
+        }
         if (Status cleared = clearStaleLock(*this, pidFile); !cleared)
             return cleared;
     }
@@ -799,8 +815,7 @@ Status LocalCluster::start()
         return r.error();
     if (r->exitCode != 0)
         return commandFailed("pg_ctl start", *r, logFile());
-    if (const pid_t server = serverPid())
-        lowerSessionPriority(server);
+    lowerServerGroups(*this);
     return ok();
 }
 

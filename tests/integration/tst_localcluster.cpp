@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <pwd.h>
@@ -187,6 +188,33 @@ private Q_SLOTS:
         if (serverGroup == ourGroup)
             QSKIP("the server shares this test's session: its group was not lowered");
         QCOMPARE(serverNice, warehouse::kServerGroupNiceness);
+        // So are the groups of the processes the server started with it.
+        int helpers = 0;
+        for (const auto &entry : std::filesystem::directory_iterator("/proc")) {
+            const std::string pid = entry.path().filename().string();
+            if (pid.find_first_not_of("0123456789") != std::string::npos)
+                continue;
+            std::ifstream cmd(entry.path() / "cmdline");
+            std::string title;
+            std::getline(cmd, title, '\0');
+            title.erase(title.find_last_not_of(' ') + 1); // the title is padded with spaces
+            for (const char *name : {"postgres: checkpointer", "postgres: background writer", "postgres: walwriter"}) {
+                if (title != name)
+                    continue;
+                std::ifstream stat(entry.path() / "stat");
+                std::string line;
+                std::getline(stat, line);
+                long parent = 0;
+                std::sscanf(line.c_str() + line.rfind(')') + 1, " %*c %ld", &parent);
+                if (parent != postmaster)
+                    continue;
+                ++helpers;
+                const auto [group, nice] = groupOf(pid);
+                QVERIFY2(!group.empty() && group != ourGroup, title.c_str());
+                QCOMPARE(nice, warehouse::kServerGroupNiceness);
+            }
+        }
+        QCOMPARE(helpers, 3);
 
         // PostgreSQL gives each backend a session, and so a group, of its own (setsid):
         // the backend the connection reaches is the one that does the work, and its group
