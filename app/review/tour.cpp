@@ -37,7 +37,9 @@ Tour::Tour(views::MainWindow *window, const QString &dir, QObject *parent)
 {
     m_timeout.setSingleShot(true);
     connect(&m_timeout, &QTimer::timeout, this, [this] {
-        fail(2, tr("the screenshot tour stopped at step '%1': its screen did not load in time").arg(m_step));
+        const QString why = m_stuck ? m_stuck() : QString();
+        fail(2, why.isEmpty() ? tr("the screenshot tour stopped at step '%1': its screen did not load in time").arg(m_step)
+                              : tr("the screenshot tour stopped at step '%1': %2").arg(m_step, why));
     });
 }
 
@@ -53,6 +55,7 @@ QObject *Tour::begin(const QString &name, int timeoutMs)
     delete m_context;
     m_context = new QObject(this);
     m_step = name;
+    m_stuck = nullptr;
     m_timeout.start(timeoutMs);
     return m_context;
 }
@@ -166,6 +169,13 @@ void Tour::inspector()
     m_window->reviewScreen()->showInspector(kFrom);
     // The inspector may have opened 2026-03-09 by itself already (the window's first
     // partition): wait for what it shows, not for a signal that may have passed.
+    m_stuck = [inspector] {
+        if (inspector->partition() == kFrom && inspector->added() >= 0 && inspector->rowDiffModel()->rowCount() == 0)
+            return tr("the boundary partition %1 shows no row differences: this demo's bug was already fixed there (an "
+                      "earlier tour published the fix); the tour needs the bug in place (start it in a new --dir)")
+                .arg(kFrom);
+        return QString();
+    };
     shootWhen(
         [inspector] {
             return inspector->partition() == kFrom && inspector->added() >= 0 && inspector->rowDiffModel()->rowCount() > 0

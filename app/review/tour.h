@@ -68,6 +68,8 @@ private:
     views::MainWindow *m_window;
     QDir m_dir;
     QString m_step;
+    // What the current step waits for, when it can tell why it never came (else empty).
+    std::function<QString()> m_stuck;
     QTimer m_timeout;
     QObject *m_context = nullptr;
     qint64 m_backfillId = 0;

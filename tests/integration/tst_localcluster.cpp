@@ -3,6 +3,7 @@
 #include "testsupport.h"
 
 #include "warehouse/iothread.h"
+#include "warehouse/schedgroup.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -15,7 +16,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <linux/capability.h>
 #include <pwd.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,6 +57,78 @@ void removeTree(const std::string &dir)
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
 }
+
+// A process's scheduling group and its niceness (/proc/<pid>/autogroup); empty where the
+// kernel has none.
+std::pair<std::string, int> groupOf(const std::string &pid)
+{
+    std::ifstream in("/proc/" + pid + "/autogroup");
+    std::string group, word;
+    int nice = 0;
+    if (!(in >> group >> word >> nice) || word != "nice")
+        return {};
+    return {group, nice};
+}
+
+// Opens three connections at once, as a backfill does, then runs rounds of a 150 ms
+// statement on each until every backend's group has the server's niceness (at most 20
+// rounds: other processes' changes count against the kernel's rate limit too); the groups
+// as the last round saw them.
+std::vector<std::pair<std::string, int>> backendGroups(const LocalCluster &cluster)
+{
+    warehouse::asio::io_context io;
+    return warehouse::runBlocking(io, [&]() -> warehouse::Task<std::vector<std::pair<std::string, int>>> {
+        std::vector<std::shared_ptr<warehouse::Connection>> open;
+        std::vector<std::pair<std::string, int>> seen;
+        for (int i = 0; i < 3; ++i) {
+            auto c = co_await warehouse::Connection::connect(cluster.conninfo());
+            if (!c)
+                co_return seen;
+            open.push_back(*c);
+        }
+        for (int round = 0; round < 20; ++round) {
+            seen.clear();
+            for (auto &c : open) {
+                auto r = co_await c->query("SELECT pg_sleep(0.15), pg_backend_pid()");
+                if (!r)
+                    co_return seen;
+                seen.push_back(groupOf(r->last().rows.at(0).at(1).value_or("")));
+            }
+            if (std::all_of(seen.begin(), seen.end(), [](const auto &g) { return g.second == warehouse::kServerGroupNiceness; }))
+                break;
+        }
+        co_return seen;
+    }());
+}
+
+// Takes CAP_SYS_ADMIN out of this thread's effective capabilities (back on destruction):
+// without it the kernel takes one change of a scheduling group every 100 ms, as it does
+// for a desktop user. A no-op for a thread that does not have it.
+class WithoutSysAdmin {
+public:
+    WithoutSysAdmin()
+    {
+        m_header.version = _LINUX_CAPABILITY_VERSION_3;
+        m_header.pid = 0;
+        if (::syscall(SYS_capget, &m_header, m_saved) != 0)
+            return;
+        __user_cap_data_struct lowered[2] = {m_saved[0], m_saved[1]};
+        lowered[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
+        m_dropped = ::syscall(SYS_capset, &m_header, lowered) == 0;
+    }
+    ~WithoutSysAdmin()
+    {
+        if (m_dropped)
+            ::syscall(SYS_capset, &m_header, m_saved);
+    }
+    WithoutSysAdmin(const WithoutSysAdmin &) = delete;
+    WithoutSysAdmin &operator=(const WithoutSysAdmin &) = delete;
+
+private:
+    __user_cap_header_struct m_header{};
+    __user_cap_data_struct m_saved[2]{};
+    bool m_dropped = false;
+};
 
 } // namespace
 
@@ -172,14 +247,6 @@ private Q_SLOTS:
         // Where Linux groups a session's processes for the scheduler (pg_ctl gives the
         // server a session of its own), the server's group is lowered as well: a niceness
         // only ranks processes inside their group.
-        auto groupOf = [](const std::string &pid) -> std::pair<std::string, int> {
-            std::ifstream in("/proc/" + pid + "/autogroup");
-            std::string group, word;
-            int nice = 0;
-            if (!(in >> group >> word >> nice) || word != "nice")
-                return {};
-            return {group, nice};
-        };
         const std::string ourGroup = groupOf("self").first;
         if (ourGroup.empty())
             QSKIP("this kernel has no scheduling groups per session (/proc/self/autogroup)");
@@ -217,35 +284,37 @@ private Q_SLOTS:
         QCOMPARE(helpers, 3);
 
         // PostgreSQL gives each backend a session, and so a group, of its own (setsid):
-        // the backend the connection reaches is the one that does the work, and its group
-        // must rank as low as the server's while the connection is open. Three at once, as
-        // a backfill opens them (without CAP_SYS_ADMIN the kernel takes one change every
-        // 100 ms, and a refused one is made before a later statement; as root all three are
-        // made at connect).
-        warehouse::asio::io_context io;
-        auto groups = warehouse::runBlocking(io, [&]() -> warehouse::Task<std::vector<std::pair<std::string, int>>> {
-            std::vector<std::shared_ptr<warehouse::Connection>> open;
-            std::vector<std::pair<std::string, int>> seen;
-            for (int i = 0; i < 3; ++i) {
-                auto c = co_await warehouse::Connection::connect(cluster.conninfo());
-                if (!c)
-                    co_return seen;
-                open.push_back(*c);
-            }
-            for (int round = 0; round < 2; ++round) {
-                seen.clear();
-                for (auto &c : open) {
-                    auto r = co_await c->query("SELECT pg_sleep(0.15), pg_backend_pid()");
-                    if (!r)
-                        co_return seen;
-                    seen.push_back(groupOf(r->last().rows.at(0).at(1).value_or("")));
-                }
-            }
-            co_return seen;
-        }());
+        // the backend a connection reaches is the one that does the work, and its group
+        // must rank as low as the server's while the connection is open.
+        const auto groups = backendGroups(cluster);
         QCOMPARE(groups.size(), std::size_t(3));
         for (const auto &[group, nice] : groups) {
             QVERIFY2(!group.empty() && group != ourGroup, group.c_str());
+            QCOMPARE(nice, warehouse::kServerGroupNiceness);
+        }
+    }
+
+    // As a desktop user (no CAP_SYS_ADMIN) the kernel refuses a second change of a group
+    // within 100 ms: of three connections opened at once, the later ones move their
+    // backends before a later statement, without waiting.
+    void backendsFollowUnderTheRateLimit()
+    {
+        LocalCluster &cluster = test::privateCluster();
+        const pid_t postmaster = cluster.serverPid();
+        QVERIFY(postmaster > 0);
+        const auto [serverGroup, serverNice] = groupOf(std::to_string(postmaster));
+        if (serverGroup.empty() || serverGroup == groupOf("self").first)
+            QSKIP("no scheduling group of the server's own here (see serverYieldsTheCpu)");
+        WithoutSysAdmin desktopUser;
+        // The premise: two changes in a row, the second refused for now.
+        const auto first = warehouse::setGroupNiceness(postmaster, serverNice);
+        const auto second = warehouse::setGroupNiceness(postmaster, serverNice);
+        QVERIFY(first != warehouse::GroupChange::Refused);
+        QCOMPARE(second, warehouse::GroupChange::TryLater);
+        const auto groups = backendGroups(cluster);
+        QCOMPARE(groups.size(), std::size_t(3));
+        for (const auto &[group, nice] : groups) {
+            QVERIFY2(!group.empty(), "a backend's group could not be read");
             QCOMPARE(nice, warehouse::kServerGroupNiceness);
         }
     }
