@@ -169,17 +169,17 @@ void Tour::inspector()
     m_window->reviewScreen()->showInspector(kFrom);
     // The inspector may have opened 2026-03-09 by itself already (the window's first
     // partition): wait for what it shows, not for a signal that may have passed.
-    m_stuck = [inspector] {
-        if (inspector->partition() == kFrom && inspector->added() >= 0 && inspector->rowDiffModel()->rowCount() == 0)
+    const auto diffLoaded = [inspector] { return inspector->partition() == kFrom && inspector->added() >= 0; };
+    m_stuck = [inspector, diffLoaded] {
+        if (diffLoaded() && inspector->rowDiffModel()->rowCount() == 0)
             return tr("the boundary partition %1 shows no row differences: this demo's bug was already fixed there (an "
                       "earlier tour published the fix); the tour needs the bug in place (start it in a new --dir)")
                 .arg(kFrom);
         return QString();
     };
     shootWhen(
-        [inspector] {
-            return inspector->partition() == kFrom && inspector->added() >= 0 && inspector->rowDiffModel()->rowCount() > 0
-                   && inspector->edgeTable()->rowCount() > 0;
+        [inspector, diffLoaded] {
+            return diffLoaded() && inspector->rowDiffModel()->rowCount() > 0 && inspector->edgeTable()->rowCount() > 0;
         },
         QStringLiteral("05-inspector.png"), [this] { publish(); });
 }
